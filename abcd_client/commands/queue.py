@@ -1,0 +1,190 @@
+"""``abcd history staged | drain | discard``: the staging queue of this repository."""
+
+from __future__ import annotations
+
+import typer
+
+from abcd_daemon.errors import AbcdError, InputError
+
+from .. import output, runtime
+
+TTL_TEXT = "168h0m0s"
+
+
+def _who(entry) -> str:
+    who = entry.session_id or "(unknown session)"
+    if entry.agent_id:
+        who += f" agent {entry.agent_id} ({entry.agent_type or 'type unknown'})"
+    return who
+
+
+def _day(stamp: str) -> str:
+    return stamp[:10] if stamp else "-"
+
+
+def render_staged(staged, quarantined, gap) -> None:
+    if not staged and not quarantined and gap is None:
+        output.say("abcd history — nothing staged; every ended session is stored")
+        return
+    for e in staged:
+        if e.error:
+            state = f"NOT DRAINABLE: {e.error}"
+        elif e.overdue:
+            state = f"OVERDUE (staged more than {TTL_TEXT} ago), awaiting redaction"
+        else:
+            state = "awaiting redaction"
+        output.say(f"{e.staged_at[:19]}Z  {_who(e)}  {e.bytes} bytes  {state}  [{e.name}]")
+    if staged:
+        output.say(f"{len(staged)} staged transcript(s) hold UNREDACTED text until drained; "
+                   "run `abcd history drain`.")
+    if quarantined:
+        output.say("QUARANTINED — these can never be redacted; nothing will retry them:")
+        for q in quarantined:
+            output.say(f"{q.quarantined_at[:19]}Z  {_who(q)}  {q.bytes} bytes  {q.name}")
+            output.say(f"    {q.reason or q.error}")
+        total = sum(q.bytes for q in quarantined)
+        output.say(f"{len(quarantined)} quarantined transcript(s) hold {total} bytes of UNREDACTED "
+                   "text indefinitely. Read one, then remove it deliberately with "
+                   "`abcd history discard <file> --yes`.")
+    if gap is not None:
+        output.say(f"NOTE: this harness fired SubagentStop {gap.count} time(s) without an "
+                   f"agent_transcript_path (first {gap.first_seen}). No sub-agent transcript can "
+                   "be captured on it, so an empty sub-agent corpus here is the harness, not the "
+                   "sessions.")
+
+
+def render_survey(backlog) -> None:
+    if not backlog:
+        output.say("abcd history — no repository in this store is holding unredacted transcript text")
+        return
+    total = 0
+    for b in backlog:
+        line = f"{b.root_sha[:12]}  {b.name or '(unregistered)'}  {b.staged} staged ({output.human_bytes(b.staged_bytes)})"
+        if b.overdue:
+            line += f"  {b.overdue} OVERDUE"
+        if b.quarantined:
+            line += f"  {b.quarantined} quarantined ({output.human_bytes(b.quarantined_bytes)})"
+        if b.oldest_staged_at:
+            line += f"  oldest {_day(b.oldest_staged_at)}"
+        if b.gap_count:
+            line += f"  {b.gap_count} SubagentStop payload(s) without a transcript path"
+        output.say(line)
+        total += b.staged_bytes + b.quarantined_bytes
+    output.say(f"{len(backlog)} repositor{'y' if len(backlog) == 1 else 'ies'} hold "
+               f"{output.human_bytes(total)} of UNREDACTED transcript text.")
+    if any(b.overdue for b in backlog):
+        output.say(f"Entries past the {TTL_TEXT} staging limit are drained first; "
+                   "`abcd history drain` in that repository finishes now.")
+    if any(b.quarantined for b in backlog):
+        output.say("Quarantined entries can never be redacted; inspect them, then "
+                   "`abcd history discard <file> --yes`.")
+
+
+def render_drain(result) -> None:
+    if not result.captured and not result.failed and not result.already_stored:
+        output.say("abcd history — nothing staged; nothing to drain")
+    for rec in result.captured:
+        who = rec.session_id + (f" agent {rec.agent_id}" if rec.agent_id else "")
+        output.say(f"stored  {who}  redacted secrets={rec.redacted_secrets} home={rec.redacted_home_paths}")
+    if result.already_stored:
+        output.say(f"{result.already_stored} staged transcript(s) were already stored; their staged copies are removed")
+    for f in result.failed:
+        who = f.session_id + (f" agent {f.agent_id}" if f.agent_id else "")
+        output.say(f"FAILED  {who}  {f.error}")
+        if f.quarantined:
+            output.say(f"  quarantined (unredacted, owner-only): {f.quarantine_path}")
+        else:
+            output.say(f"  raw transcript kept (unredacted): {f.path}")
+    if result.extended:
+        output.say(f"{result.extended} transcript(s) had grown since staging; the longer copy was stored")
+    if result.remaining:
+        output.say(f"{result.remaining} staged transcript(s) remain beyond this pass's budget; "
+                   "run `abcd history drain` again")
+
+
+def register(app, history, daemon) -> None:
+    @history.command("staged")
+    def staged_cmd(
+        all_repos: bool = typer.Option(False, "--all-repos", help="Survey every repository in the store (counts and sizes only; works anywhere)."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    ) -> None:
+        """List transcripts waiting for redaction (and quarantined ones). Read-only."""
+        from abcd_daemon.locate.notes import read_gap
+        from abcd_daemon.queue.staged import list_quarantined, list_staged
+        from abcd_daemon.queue.survey import survey_backlog
+
+        try:
+            ttl = runtime.config().staged_ttl_s
+            if all_repos:
+                backlog = survey_backlog(runtime.home(), now_ns=runtime.now_ns(), ttl_s=ttl)
+                if as_json:
+                    output.emit_json(backlog)
+                else:
+                    render_survey(backlog)
+                return
+            _, lane = runtime.checkout()
+            staged = list_staged(lane, now_ns=runtime.now_ns(), ttl_s=ttl)
+            quarantined = list_quarantined(lane)
+            gap = read_gap(lane)
+        except AbcdError as err:
+            output.fail(err, as_json=as_json)
+        if as_json:
+            output.emit_json({"staged": staged, "quarantined": quarantined, "gap": gap})
+        else:
+            render_staged(staged, quarantined, gap)
+
+    @history.command("drain")
+    def drain_cmd(
+        max_bytes: int = typer.Option(0, "--max-bytes", help="Stop after this many bytes (0 = unbounded; the first entry is always attempted)."),
+        max_count: int = typer.Option(0, "--max-count", help="Stop after this many entries (0 = unbounded)."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    ) -> None:
+        """Redact and store this repository's staged transcripts now. Exits 1 if any failed."""
+        from abcd_daemon.config import DrainBudget
+        from abcd_daemon.queue.drain import drain_pass
+        from abcd_daemon.queue.scanners import ScannerPool
+
+        try:
+            if max_bytes < 0 or max_count < 0:
+                raise InputError("--max-bytes and --max-count must be >= 0 (0 = unbounded)")
+            _, lane = runtime.checkout()
+            cfg = runtime.config()
+            result = drain_pass([lane], DrainBudget(max_bytes=max_bytes, max_count=max_count),
+                                scanners=ScannerPool(cfg), config=cfg)
+        except AbcdError as err:
+            output.fail(err, as_json=as_json)
+        if as_json:
+            output.emit_json(result)
+        else:
+            render_drain(result)
+        if result.failed:
+            if not as_json:
+                output.note(f"abcd: {len(result.failed)} staged transcript(s) could not be stored")
+            raise typer.Exit(1)
+
+    @history.command("discard")
+    def discard_cmd(
+        entry: str = typer.Argument(..., help="A staged or quarantined entry's file name (see `abcd history staged`)."),
+        yes: bool = typer.Option(False, "--yes", help="Confirm: delete the only copy of an unredacted transcript."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    ) -> None:
+        """Delete one staged or quarantined transcript and its metadata, irreversibly."""
+        from abcd_daemon.queue.discard import check_entry_name, discard
+
+        try:
+            check_entry_name(entry)
+            if not yes:
+                raise InputError(
+                    f"{entry} holds the only copy of an unredacted transcript and deleting it is "
+                    "irreversible; pass --yes to confirm",
+                )
+            _, lane = runtime.checkout()
+            result = discard(lane, entry, config=runtime.config(), now_ns=runtime.now_ns())
+        except AbcdError as err:
+            output.fail(err, as_json=as_json)
+        if as_json:
+            output.emit_json(result)
+            return
+        output.say(f"abcd history discard — deleted {result.bytes} bytes of unredacted transcript, unrecoverably")
+        for path in result.removed:
+            output.say(f"  removed: {path}")

@@ -1,0 +1,147 @@
+"""``abcd history capture | list | show``: the corpus of the current repository."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from abcd_daemon.errors import AbcdError, InputError
+
+from .. import output, runtime
+
+
+def _who(record) -> str:
+    who = record.session_id
+    if record.agent_id:
+        who += f" agent {record.agent_id} ({record.agent_type or 'type unknown'})"
+    return who
+
+
+def _short_time(stamp: str) -> str:
+    return stamp[:19] + "Z" if len(stamp) >= 19 else stamp or "-"
+
+
+def register(app, history, daemon) -> None:
+    @history.command("capture")
+    def capture_cmd(
+        file: str = typer.Argument(..., help="Transcript file, or - for stdin."),
+        session: Optional[str] = typer.Option(None, "--session", help="Session id (default: the file name without extension; required for stdin)."),
+        agent_id: str = typer.Option("", "--agent-id", help="Store it as this sub-agent of the session."),
+        agent_type: str = typer.Option("", "--agent-type", help="The sub-agent's type."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    ) -> None:
+        """Redact and store one transcript now (no staging). Refuses outside a git checkout."""
+        from abcd_daemon.fsio.guarded import read_guarded
+        from abcd_daemon.limits import TRANSCRIPT_CAP
+        from abcd_daemon.queue.scanners import ScannerPool
+        from abcd_daemon.store.capture import capture
+        from abcd_daemon.store.meta import CaptureMeta
+
+        try:
+            root, lane = runtime.checkout()
+            if file == "-":
+                if not session:
+                    raise InputError("--session <id> is required when reading from stdin")
+                raw = typer.get_binary_stream("stdin").read(TRANSCRIPT_CAP + 1)
+                if len(raw) > TRANSCRIPT_CAP:
+                    raise InputError(f"stdin is over the {TRANSCRIPT_CAP}-byte cap; refused whole")
+            else:
+                raw = read_guarded(file, TRANSCRIPT_CAP, what="transcript", allow_empty=False)
+                session = session or Path(file).name.rsplit(".", 1)[0]
+            meta = CaptureMeta(
+                session_id=session or "",
+                agent_id=agent_id,
+                agent_type=agent_type,
+                lineage_source="hook" if not agent_id else "ingest",
+                spawn_attribution="unattributed" if agent_id else "",
+            )
+            cfg = runtime.config()
+            result = capture(lane, raw, meta, scanner=ScannerPool(cfg).get(root),
+                             config=cfg, now_ns=runtime.now_ns())
+        except AbcdError as err:
+            output.fail(err, as_json=as_json)
+        rec = result.record
+        if as_json:
+            output.emit_json({"record": rec, "path": str(lane.records / rec.name),
+                              "wrote": result.wrote, "superseded": result.superseded})
+            return
+        if result.wrote:
+            output.say(f"abcd history capture — stored {_who(rec)} ({rec.source_kind})")
+            output.say(f"  path: {lane.records / rec.name}")
+            output.say(f"  redacted: secrets={rec.redacted_secrets} home={rec.redacted_home_paths}")
+            for name in result.superseded:
+                output.say(f"  superseded: {name}")
+        else:
+            output.say(f"abcd history capture — {_who(rec)} already stored (no-op); "
+                       f"redacted secrets={rec.redacted_secrets} home={rec.redacted_home_paths}")
+
+    @history.command("list")
+    def list_cmd(
+        session: Optional[str] = typer.Option(None, "--session", help="Only this session: main thread first, then its sub-agents."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    ) -> None:
+        """List the records of this repository, newest first (metadata only)."""
+        from abcd_daemon.store.records import list_for_session, list_records
+
+        try:
+            _, lane = runtime.checkout()
+            records = list_for_session(lane, session) if session else list_records(lane)
+        except AbcdError as err:
+            output.fail(err, as_json=as_json)
+        if as_json:
+            output.emit_json([dict(_record_json(r), path=str(lane.records / r.name)) for r in records])
+            return
+        if not records:
+            output.say(f"abcd history — no transcript stored for session {session} in this repo"
+                       if session else "abcd history — no transcripts stored for this repo")
+            return
+        for r in records:
+            output.say(f"{_short_time(r.captured_at)}  {_who(r)}  {r.source_kind}  "
+                       f"redacted secrets={r.redacted_secrets} home={r.redacted_home_paths}")
+        if session:
+            output.say(f"{len(records)} record(s) for session {session} — the main thread first, "
+                       "then every sub-agent it spawned.")
+
+    @history.command("show")
+    def show_cmd(
+        key: str = typer.Argument(..., help="A record filename, an agent id, or a session id."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    ) -> None:
+        """Print one record: its metadata, then its redacted transcript."""
+        from abcd_daemon.store.records import read_body, resolve
+
+        try:
+            _, lane = runtime.checkout()
+            record = resolve(lane, key)
+            body = read_body(lane, record)
+        except AbcdError as err:
+            output.fail(err, as_json=as_json)
+        text = body.decode("utf-8", errors="replace")
+        if as_json:
+            output.emit_json(dict(_record_json(record), path=str(lane.records / record.name), body=text))
+            return
+        output.say(f"session:    {record.session_id}")
+        if record.agent_id:
+            output.say(f"agent:      agent {record.agent_id} ({record.agent_type or 'type unknown'})")
+            if record.parent_agent_id:
+                output.say(f"parent:     {record.parent_agent_id}")
+            if record.spawn_depth:
+                output.say(f"depth:      {record.spawn_depth}")
+            output.say(f"siblings:   abcd history list --session {record.session_id}")
+        output.say(f"captured:   {record.captured_at}")
+        output.say(f"source:     {record.source_kind}")
+        output.say(f"path:       {lane.records / record.name}")
+        output.say(f"redacted:   secrets={record.redacted_secrets} home={record.redacted_home_paths}")
+        output.say("---")
+        output.say(text.rstrip("\n"))
+
+
+def _record_json(record) -> dict:
+    import msgspec
+
+    data = msgspec.to_builtins(record)
+    data.pop("body_bytes", None)
+    return data

@@ -1,0 +1,95 @@
+"""The CLI's edge: how results and errors reach the user.
+
+Rules (DESIGN §3.9):
+- ``--json`` renders exactly one JSON document on stdout; diagnostics go to stderr.
+- Every path printed is home-folded to ``~``; every externally derived string printed to
+  a terminal passes :func:`abcd_daemon.termsafe.clean_line` or ``sanitize_block``.
+- An :class:`~abcd_daemon.errors.AbcdError` becomes ``abcd: <message>`` (+ the hint) on
+  stderr and its exit code (2 for input refusals, 1 otherwise); with ``--json`` an
+  ``{"error": …}`` document is printed on stdout as well. No traceback reaches a user.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, NoReturn
+
+import msgspec
+import typer
+
+from abcd_daemon.errors import AbcdError
+from abcd_daemon.termsafe import clean_line, sanitize_block
+
+_ENC = msgspec.json.Encoder(order="deterministic")
+
+
+def fold_home(text: str) -> str:
+    """Replace the caller's home directory prefix with ``~`` wherever it appears."""
+    home = os.path.expanduser("~").rstrip("/")
+    if not home or home == "/":
+        return text
+    out = []
+    start = 0
+    while True:
+        i = text.find(home, start)
+        if i < 0:
+            out.append(text[start:])
+            return "".join(out)
+        after = text[i + len(home) : i + len(home) + 1]
+        if after.isalnum():  # /home/me vs /home/metoo
+            out.append(text[start : i + len(home)])
+        else:
+            out.append(text[start:i] + "~")
+        start = i + len(home)
+
+
+def fold_paths(value: Any) -> Any:
+    """Recursively home-fold every string in a JSON-able value."""
+    if isinstance(value, str):
+        return fold_home(value)
+    if isinstance(value, dict):
+        return {k: fold_paths(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [fold_paths(v) for v in value]
+    return value
+
+
+def emit_json(value: Any) -> None:
+    """Print one JSON document (home-folded, 2-space indent) on stdout."""
+    data = msgspec.json.format(_ENC.encode(fold_paths(msgspec.to_builtins(value))), indent=2)
+    sys.stdout.write(data.decode("utf-8") + "\n")
+    sys.stdout.flush()
+
+
+def say(line: str = "") -> None:
+    """Print one line of prose on stdout (home-folded, terminal-safe)."""
+    sys.stdout.write(sanitize_block(fold_home(line)) + "\n")
+
+
+def note(line: str) -> None:
+    """Print one diagnostic line on stderr (home-folded, terminal-safe)."""
+    sys.stderr.write(clean_line(fold_home(line), 4096) + "\n")
+    sys.stderr.flush()
+
+
+def fail(err: AbcdError, *, as_json: bool = False) -> NoReturn:
+    """Render ``err`` at the edge and exit with its code."""
+    message = fold_home(str(err))
+    hint = fold_home(err.hint)
+    if as_json:
+        emit_json({"error": {"message": message, "hint": hint, "kind": type(err).__name__}})
+    note(f"abcd: {message}")
+    if hint:
+        note(f"abcd: {hint}")
+    raise typer.Exit(err.exit_code)
+
+
+def human_bytes(n: int) -> str:
+    """1536 → '1.5 KiB'."""
+    value = float(n)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{int(value)} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} bytes"

@@ -1,0 +1,84 @@
+"""Guarded read: the one way abcd reads a file somebody else may have planted.
+
+Rules (reference §2.1):
+- One ``open`` with ``O_NOFOLLOW | O_NONBLOCK``: a symlinked leaf fails (``ELOOP``) and a
+  FIFO or device opens without blocking.
+- ``fstat`` of the *same descriptor* decides: anything but a regular file is refused.
+- Over the cap is refused whole, never truncated; a file that grows past the cap while
+  it is read is refused too (we read at most ``cap + 1`` bytes).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+from ..errors import ReadRefused
+
+_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_guarded(
+    path, cap: int, *, what: str = "file", allow_empty: bool = True, head: int = 0
+) -> bytes:
+    """Return the whole content of the regular file at ``path``.
+
+    Raises :class:`ReadRefused` (``reason``: ``missing``, ``not-regular``, ``too-big``,
+    ``empty`` or ``unreadable``) with a message naming ``what`` and the path. Never
+    returns a truncated file, never blocks on a FIFO, never follows a symlinked leaf.
+    With ``head > 0`` only the first ``head`` bytes are returned (the cap still applies
+    to the file's size): listings read frontmatter without reading bodies.
+    """
+    try:
+        fd = os.open(path, _FLAGS)
+    except FileNotFoundError:
+        raise ReadRefused(f"{what} {str(path)!r} does not exist", reason="missing") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _not_regular(path, what) from None
+        raise ReadRefused(
+            f"{what} {str(path)!r} could not be opened ({exc.strerror})", reason="unreadable"
+        ) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _not_regular(path, what)
+        if st.st_size > cap:
+            raise _too_big(path, what, cap)
+        # The file is regular, so clear O_NONBLOCK's effect on nothing; read to cap + 1.
+        chunks = []
+        remaining = min(head, cap) if head > 0 else cap + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        data = b"".join(chunks)
+    except OSError as exc:
+        raise ReadRefused(
+            f"{what} {str(path)!r} could not be read ({exc.strerror})", reason="unreadable"
+        ) from None
+    finally:
+        os.close(fd)
+    if len(data) > cap:
+        raise _too_big(path, what, cap)
+    if not data and not allow_empty:
+        raise ReadRefused(f"{what} {str(path)!r} is empty", reason="empty")
+    return data
+
+
+def _not_regular(path, what: str) -> ReadRefused:
+    return ReadRefused(
+        f"{what} {str(path)!r} is not a readable regular file "
+        "(a symlink or non-regular file is refused)",
+        reason="not-regular",
+    )
+
+
+def _too_big(path, what: str, cap: int) -> ReadRefused:
+    return ReadRefused(
+        f"{what} {str(path)!r} is over the {cap}-byte cap; refused whole, not truncated",
+        reason="too-big",
+    )

@@ -1,0 +1,23 @@
+"""Fixed limits shared by the shim and the daemon (standard library only, no imports).
+
+These are facts of the on-disk formats and the harness contract, not tunables; the
+tunables (budgets, intervals, watch roots) live in :mod:`abcd_daemon.config`.
+"""
+
+KIB = 1 << 10
+MIB = 1 << 20
+
+#: A hook payload larger than this is not spooled; a marker saying so is spooled instead.
+PAYLOAD_CAP = 1 * MIB
+#: A transcript (and a record) larger than this is refused whole, never truncated.
+TRANSCRIPT_CAP = 64 * MIB
+#: Stage sidecars, quarantine reasons, the gap marker, harness meta sidecars.
+SIDECAR_CAP = 64 * KIB
+#: config.toml.
+CONFIG_CAP = 256 * KIB
+#: The longest id (session, agent) abcd accepts; an id is a file name.
+ID_MAX_LEN = 128
+#: Characters an id may carry.
+ID_CHARSET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+#: Seconds the shim waits to ring the daemon's doorbell before giving up.
+DOORBELL_TIMEOUT_S = 0.05

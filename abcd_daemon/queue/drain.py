@@ -1,0 +1,191 @@
+"""Executing a drain: one staged entry at a time, through capture.
+
+Per entry (reference §4.3-4.4, DESIGN §3.3):
+1. re-describe it (the sidecar is read at drain time, not plan time);
+2. read the staged bytes (guarded);
+3. if the recorded source still exists, is strictly longer, and starts with the staged
+   bytes, capture the longer bytes instead (counted as ``extended``: the hook fired
+   before the harness flushed the transcript's end);
+4. capture; a permanent refusal quarantines the entry with the reason, any other
+   failure leaves it staged (retryable);
+5. on success remove the staged file and its sidecar — only if it still holds exactly
+   the bytes read (a re-stage mid-drain is left for the next pass) — and retire its lock.
+Nothing is ever deleted by age. ``drain_entry`` does blocking I/O and CPU work and
+never awaits; the daemon runs it in a worker thread, the CLI calls :func:`drain_pass`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from typing import Callable
+
+import msgspec
+
+from ..config import Config, DrainBudget
+from ..errors import AbcdError, PermanentError
+from ..fsio.atomic import fsync_dir
+from ..fsio.guarded import read_guarded
+from ..limits import TRANSCRIPT_CAP
+from ..store.capture import capture
+from ..store.lane import Lane
+from ..store.meta import CaptureMeta
+from ..store.record import Record
+from .plan import plan_pass
+from .quarantine import StagedCopyReplaced, quarantine, still_holds
+from .sidecar import SIDECAR_SUFFIX, stem_of
+from .stage import key_lock
+from .staged import StagedEntry, describe, list_staged
+
+
+class DrainFailure(msgspec.Struct, kw_only=True, omit_defaults=True):
+    root_sha: str
+    name: str
+    path: str
+    error: str
+    session_id: str = ""
+    agent_id: str = ""
+    permanent: bool = False
+    quarantined: bool = False
+    quarantine_path: str = ""
+
+
+class EntryOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """``status``: stored | already-stored | failed | quarantined | gone."""
+
+    status: str
+    record: Record | None = None
+    failure: DrainFailure | None = None
+    extended: bool = False
+    bytes: int = 0
+
+
+class DrainResult(msgspec.Struct, kw_only=True):
+    captured: list[Record] = []
+    already_stored: int = 0
+    failed: list[DrainFailure] = []
+    quarantined: int = 0
+    remaining: int = 0
+    extended: int = 0
+    overdue: int = 0
+    attempted: int = 0
+
+    def add(self, outcome: EntryOutcome) -> None:
+        self.attempted += 1
+        self.extended += int(outcome.extended)
+        if outcome.status == "stored" and outcome.record is not None:
+            self.captured.append(outcome.record)
+        elif outcome.status == "already-stored":
+            self.already_stored += 1
+        elif outcome.failure is not None:
+            self.failed.append(outcome.failure)
+            self.quarantined += int(outcome.failure.quarantined)
+
+
+def _failure(entry: StagedEntry, error: str, **kw) -> EntryOutcome:
+    status = "quarantined" if kw.get("quarantined") else "failed"
+    return EntryOutcome(
+        status=status,
+        failure=DrainFailure(root_sha=entry.root_sha, name=entry.name, path=entry.path,
+                             session_id=entry.session_id, agent_id=entry.agent_id,
+                             error=error, **kw),
+    )
+
+
+def broken_outcome(entry: StagedEntry) -> EntryOutcome:
+    """The failure reported, every pass, for an entry that cannot be drained."""
+    return _failure(entry, entry.error)
+
+
+def _source_extension(sidecar, staged: bytes) -> bytes | None:
+    if sidecar is None or not sidecar.source_path:
+        return None
+    try:
+        source = read_guarded(sidecar.source_path, TRANSCRIPT_CAP, what="source transcript")
+    except AbcdError:
+        return None
+    if len(source) > len(staged) and source.startswith(staged):
+        return source
+    return None
+
+
+def _remove_staged(lane: Lane, entry: StagedEntry, sha: str, config: Config) -> bool:
+    """Remove the staged copy if it still holds ``sha``. True if removed."""
+    with key_lock(lane, entry.key, config) as held:
+        if not still_holds(entry.path, sha):
+            return False
+        os.unlink(entry.path)
+        try:
+            os.unlink(lane.staging / (stem_of(entry.name) + SIDECAR_SUFFIX))
+        except FileNotFoundError:
+            pass
+        fsync_dir(lane.staging)
+        held.retire()
+    return True
+
+
+def drain_entry(lane: Lane, name: str, *, scanners, config: Config, now_ns: int,
+                clock: Callable[[], float] = time.monotonic) -> EntryOutcome:
+    """Drain one staged entry by name. Never raises for a problem with the entry; the
+    outcome says what happened."""
+    entry, sidecar = describe(lane, name, now_ns=now_ns, ttl_s=config.staged_ttl_s)
+    if entry.error == "the staged file vanished while it was listed":
+        return EntryOutcome(status="gone")
+    if entry.error:
+        return broken_outcome(entry)
+    try:
+        staged = read_guarded(entry.path, TRANSCRIPT_CAP, what="staged transcript",
+                              allow_empty=False)
+    except AbcdError as exc:
+        if getattr(exc, "reason", "") == "missing":
+            return EntryOutcome(status="gone")
+        return _failure(entry, f"cannot read staged transcript: {exc}")
+    staged_sha = hashlib.sha256(staged).hexdigest()
+    longer = _source_extension(sidecar, staged)
+    data = longer if longer is not None else staged
+    meta = sidecar.meta() if sidecar is not None else CaptureMeta(session_id=entry.session_id)
+    repo_root = sidecar.repo_root if sidecar is not None else ""
+    try:
+        result = capture(lane, data, meta, scanner=scanners.get(repo_root), config=config,
+                         now_ns=now_ns, clock=clock)
+    except PermanentError as exc:
+        try:
+            qpath = quarantine(lane, entry, staged_sha, str(exc), config=config, now_ns=now_ns)
+        except StagedCopyReplaced as replaced:
+            return _failure(entry, f"{exc}; {replaced}", permanent=True)
+        except (AbcdError, OSError) as move:
+            return _failure(entry, f"{exc}; could not quarantine the raw copy ({move}), "
+                            "so it stays staged", permanent=True)
+        return _failure(entry, str(exc), permanent=True, quarantined=True, quarantine_path=qpath)
+    except (AbcdError, OSError) as exc:
+        return _failure(entry, str(exc))
+    try:
+        _remove_staged(lane, entry, staged_sha, config)
+    except (AbcdError, OSError) as exc:
+        return _failure(entry, f"captured but could not remove staged copy: {exc}")
+    return EntryOutcome(
+        status="stored" if result.wrote else "already-stored",
+        record=result.record,
+        extended=longer is not None,
+        bytes=len(data),
+    )
+
+
+def drain_pass(lanes: list[Lane], budget: DrainBudget, *, scanners, config: Config,
+               now_ns: Callable[[], int] = time.time_ns,
+               clock: Callable[[], float] = time.monotonic) -> DrainResult:
+    """Plan and run one synchronous pass over ``lanes`` (the CLI's drain)."""
+    start = now_ns()
+    entries = [e for lane in lanes for e in list_staged(lane, now_ns=start, ttl_s=config.staged_ttl_s)]
+    plan = plan_pass(entries, budget)
+    result = DrainResult(remaining=plan.remaining, overdue=plan.overdue)
+    for entry in plan.broken:
+        result.failed.append(broken_outcome(entry).failure)  # type: ignore[arg-type]
+    by_sha = {lane.root_sha: lane for lane in lanes}
+    for entry in plan.take:
+        outcome = drain_entry(by_sha[entry.root_sha], entry.name, scanners=scanners,
+                              config=config, now_ns=now_ns(), clock=clock)
+        if outcome.status != "gone":
+            result.add(outcome)
+    return result

@@ -1,0 +1,117 @@
+"""Staging one transcript: raw bytes plus a lineage sidecar, idempotent per
+(session_id, agent_id), behind a per-key lock.
+
+Rules (reference §4.1, seed 003, DESIGN §3.2 step 6):
+- Files are ``<stamp>-<key>.stage.json`` then ``<stamp>-<key>.raw`` (0o600), key = agent
+  id for a sub-agent, else the session id; the sidecar is written first and removed if
+  the ``.raw`` write fails.
+- A prior copy with identical bytes makes this a no-op; different bytes rewrite the same
+  path (the queue position is kept) — last writer wins.
+- Each key has its own lock file under ``staging/.locks/``: a burst of simultaneous
+  sub-agent completions does not queue behind one lock (the Go system's single lock
+  lost transcripts past ~50 at once), and two stages of one key yield one copy.
+- Cost: one directory listing, at most one sidecar and one raw read, two writes.
+"""
+
+from __future__ import annotations
+
+import os
+
+import msgspec
+
+from ..config import Config
+from ..errors import AbcdError, InputError
+from ..fsio.atomic import atomic_write
+from ..fsio.dirs import ensure_dir
+from ..fsio.guarded import read_guarded
+from ..fsio.locks import file_lock
+from ..limits import TRANSCRIPT_CAP
+from ..paths import STAGING
+from ..store.lane import Lane
+from ..store.meta import CaptureMeta
+from ..store.record import compact_stamp
+from .sidecar import RAW_SUFFIX, SIDECAR_SUFFIX, STAMP_LEN, encode_json, make_sidecar, stem_of
+from .staged import StagedEntry, raw_names, describe
+
+
+class StageResult(msgspec.Struct, kw_only=True):
+    entry: StagedEntry
+    wrote: bool
+    replaced: bool = False
+    replaced_bytes: int = 0
+
+
+def key_lock(lane: Lane, key: str, config: Config):
+    """The per-key staging lock (a context manager yielding a HeldLock)."""
+    ensure_dir(lane.stage_locks)
+    return file_lock(lane.stage_locks / f"{key}.lock", config.stage_lock_timeout_s)
+
+
+def _prior(lane: Lane, meta: CaptureMeta, key: str, now_ns: int, config: Config):
+    suffix = f"-{key}{RAW_SUFFIX}"
+    prior = None
+    for name in raw_names(lane.staging):
+        if not name.endswith(suffix) or len(name) != STAMP_LEN + len(suffix):
+            continue
+        entry, sidecar = describe(lane, name, now_ns=now_ns, ttl_s=config.staged_ttl_s)
+        if entry.error:
+            continue
+        if (entry.session_id, entry.agent_id) == (meta.session_id, meta.agent_id):
+            prior = entry
+    return prior
+
+
+def stage(
+    lane: Lane,
+    raw: bytes,
+    meta: CaptureMeta,
+    *,
+    config: Config,
+    now_ns: int,
+    source_path: str = "",
+    repo_root: str = "",
+    unsettled: bool = False,
+) -> StageResult:
+    """Stage ``raw`` for ``meta``. Returns what happened; raises InputError (bad
+    metadata, empty transcript), LockContention, StorePathError or OSError (disk)."""
+    meta.validate()
+    if not raw:
+        raise InputError("refusing to stage an empty transcript")
+    for text in (source_path, repo_root):
+        if "\n" in text or "\r" in text:
+            raise InputError("a source path carrying a line break is refused")
+    lane.ensure(STAGING)
+    key = meta.agent_id or meta.session_id
+    sidecar = make_sidecar(meta, staged_ns=now_ns, source_path=source_path,
+                           repo_root=repo_root, unsettled=unsettled)
+    with key_lock(lane, key, config):
+        prior = _prior(lane, meta, key, now_ns, config)
+        if prior is not None:
+            try:
+                same = read_guarded(prior.path, TRANSCRIPT_CAP, what="staged transcript") == raw
+            except AbcdError:
+                same = False
+            if same:
+                return StageResult(entry=prior, wrote=False)
+            name = prior.name
+        else:
+            name = f"{compact_stamp(now_ns)}-{key}{RAW_SUFFIX}"
+        raw_path = lane.staging / name
+        sidecar_path = lane.staging / (stem_of(name) + SIDECAR_SUFFIX)
+        atomic_write(sidecar_path, encode_json(sidecar))
+        try:
+            atomic_write(raw_path, raw)
+        except BaseException:
+            if prior is None:
+                try:
+                    os.unlink(sidecar_path)
+                except OSError:
+                    pass
+            raise
+        entry, _ = describe(lane, name, now_ns=now_ns, ttl_s=config.staged_ttl_s)
+    return StageResult(
+        entry=entry,
+        wrote=True,
+        replaced=prior is not None,
+        replaced_bytes=prior.bytes if prior is not None else 0,
+    )

@@ -1,0 +1,86 @@
+"""Reading the corpus: list, read and per-session listing of records.
+
+Every read is guarded; a record that is unreadable or does not parse (a symlinked or
+FIFO leaf, a foreign fence) is skipped by listings and never crashes one. Orders
+(reference §2.3): ``list_records`` newest ``captured_at`` first, ties by name
+descending; ``list_for_session`` main thread first, then sub-agents, each newest first.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import NotFoundError, ReadRefused
+from ..fsio.guarded import read_guarded
+from ..limits import TRANSCRIPT_CAP
+from .lane import Lane
+from .record import Record, RecordFormatError, parse_header, parse_record, split_record
+
+#: Frontmatter is tiny; a listing reads this much of each record, never its body.
+_HEAD = 16 << 10
+
+
+def _newest_first(records: list[Record]) -> list[Record]:
+    return sorted(records, key=lambda r: (r.captured_ns, r.name), reverse=True)
+
+
+def read_header(path) -> Record:
+    """The frontmatter of one record file. Raises ReadRefused or RecordFormatError."""
+    size = os.stat(path, follow_symlinks=False).st_size
+    data = read_guarded(path, TRANSCRIPT_CAP + _HEAD, what="record", head=_HEAD)
+    if len(data) == _HEAD and b"\n---\n" not in data:
+        data = read_guarded(path, TRANSCRIPT_CAP + _HEAD, what="record")
+    header, body_start = split_record(data)
+    record = parse_header(header)
+    record.name = os.path.basename(path)
+    record.body_bytes = size - (len(data) - len(body_start))
+    return record
+
+
+def list_records(lane: Lane) -> list[Record]:
+    """Every readable record of the lane, newest first. An absent lane is ``[]``."""
+    try:
+        names = os.listdir(lane.records)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    out = []
+    for name in names:
+        if not name.endswith(".md") or name.startswith("."):
+            continue
+        try:
+            out.append(read_header(lane.records / name))
+        except (OSError, ReadRefused, RecordFormatError):
+            continue
+    return _newest_first(out)
+
+
+def read_body(lane: Lane, record: Record) -> bytes:
+    """The redacted body of ``record``. Raises ReadRefused or RecordFormatError."""
+    data = read_guarded(lane.records / record.name, TRANSCRIPT_CAP + _HEAD, what="record")
+    return parse_record(data, record.name)[1]
+
+
+def list_for_session(lane: Lane, session_id: str) -> list[Record]:
+    """All records of one session: main thread first, then sub-agents; newest first
+    within each group. Empty is not an error."""
+    mine = [r for r in list_records(lane) if r.session_id == session_id]
+    return [r for r in mine if r.is_main_thread] + [r for r in mine if not r.is_main_thread]
+
+
+def resolve(lane: Lane, key: str, records: list[Record] | None = None) -> Record:
+    """Resolve ``key``: exact record filename, then agent id, then the session's main
+    thread (newest), then any record of the session. Raises NotFoundError."""
+    records = list_records(lane) if records is None else records
+    for match in (
+        lambda r: r.name == key,
+        lambda r: r.agent_id == key,
+        lambda r: r.session_id == key and r.is_main_thread,
+        lambda r: r.session_id == key,
+    ):
+        for record in records:
+            if match(record):
+                return record
+    raise NotFoundError(
+        f"no record for {key!r} in this repository's store",
+        hint="`abcd history list` shows what is stored",
+    )

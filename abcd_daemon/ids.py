@@ -13,8 +13,8 @@ import re
 
 from .errors import InputError
 from .limits import ID_MAX_LEN
-from .paths import ROOT_SHA_RE
 
+ROOT_SHA_RE = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})")
 _ID_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
 
 

@@ -21,13 +21,15 @@ The socket is ``$ABCD_SOCKET``, else ``$XDG_RUNTIME_DIR/abcd/daemon.sock``, else
 """
 
 import os
-import re
-from pathlib import Path
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
-ROOT_SHA_RE = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+SPOOL = "spool"
+SHIM_LOG = "shim.log"
+STATUS_FILE = "status.json"
+CONFIG_FILE = "config.toml"
+TRANSCRIPTS = "transcripts"
 
 RECORDS = "records"
 STAGING = "staging"
@@ -37,38 +39,42 @@ GAP_MARKER = "subagent-payload-gap.json"
 LANE_DIRS = (RECORDS, STAGING, QUARANTINE, SESSIONS)
 
 
-def abcd_home(env=None) -> Path:
+def abcd_home(env=None) -> str:
     """The abcd home: ``$ABCD_HOME`` if set and non-empty, else ``~/.abcd``."""
     env = os.environ if env is None else env
     value = env.get("ABCD_HOME", "")
     if value:
-        return Path(value)
-    return Path(os.path.expanduser("~")) / ".abcd"
+        return value
+    return os.path.join(os.path.expanduser("~"), ".abcd")
 
 
-def socket_path(env=None) -> Path:
+def socket_path(env=None) -> str:
     """The daemon's Unix socket path (see module docstring for the fallbacks)."""
     env = os.environ if env is None else env
     explicit = env.get("ABCD_SOCKET", "")
     if explicit:
-        return Path(explicit)
+        return explicit
     runtime = env.get("XDG_RUNTIME_DIR", "")
     if runtime:
-        return Path(runtime) / "abcd" / "daemon.sock"
-    return abcd_home(env) / "run" / "daemon.sock"
+        return os.path.join(runtime, "abcd", "daemon.sock")
+    return os.path.join(abcd_home(env), "run", "daemon.sock")
 
 
-def lock_path(env=None) -> Path:
+def lock_path(env=None) -> str:
     """The single-instance lock, beside the socket."""
-    return socket_path(env).with_name("daemon.lock")
+    return os.path.join(os.path.dirname(socket_path(env)), "daemon.lock")
 
 
 class Home:
-    """Names under one abcd home. Pure: computing a name touches nothing."""
+    """Names under one abcd home, as ``pathlib.Path`` objects. Pure: computing a name
+    touches nothing. (pathlib is imported here, not at module level: the shim uses the
+    string functions above and must start fast.)"""
 
     __slots__ = ("root",)
 
     def __init__(self, root) -> None:
+        from pathlib import Path
+
         self.root = Path(root)
 
     @classmethod
@@ -76,37 +82,37 @@ class Home:
         return cls(abcd_home(env))
 
     @property
-    def spool(self) -> Path:
-        return self.root / "spool"
+    def spool(self):
+        return self.root / SPOOL
 
     @property
-    def spool_tmp(self) -> Path:
+    def spool_tmp(self):
         return self.spool / "tmp"
 
     @property
-    def spool_new(self) -> Path:
+    def spool_new(self):
         return self.spool / "new"
 
     @property
-    def spool_failed(self) -> Path:
+    def spool_failed(self):
         return self.spool / "failed"
 
     @property
-    def shim_log(self) -> Path:
-        return self.spool / "shim.log"
+    def shim_log(self):
+        return self.spool / SHIM_LOG
 
     @property
-    def status_file(self) -> Path:
-        return self.root / "status.json"
+    def status_file(self):
+        return self.root / STATUS_FILE
 
     @property
-    def config_file(self) -> Path:
-        return self.root / "config.toml"
+    def config_file(self):
+        return self.root / CONFIG_FILE
 
     @property
-    def transcripts(self) -> Path:
-        return self.root / "transcripts"
+    def transcripts(self):
+        return self.root / TRANSCRIPTS
 
-    def lane(self, root_sha: str) -> Path:
+    def lane(self, root_sha: str):
         """The lane directory of one repository. ``root_sha`` must already be valid."""
         return self.transcripts / root_sha

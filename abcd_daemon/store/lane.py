@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 
 from ..fsio.dirs import ensure_chain
-from ..ids import check_root_sha
-from ..paths import GAP_MARKER, QUARANTINE, RECORDS, ROOT_SHA_RE, SESSIONS, STAGING, Home
+from ..ids import ROOT_SHA_RE, check_root_sha
+from ..paths import GAP_MARKER, QUARANTINE, RECORDS, SESSIONS, STAGING, Home
 
 
 class Lane:

@@ -1,0 +1,97 @@
+"""Reading what the harness left on disk: the transcript (settled) and its lineage
+sidecar.
+
+Settling (DESIGN §3.2 step 3): SubagentStop can fire before the transcript's last line
+is flushed. A transcript is settled when its last non-blank line is complete JSON; an
+unsettled one is re-read until it settles or the timeout passes, then staged anyway and
+flagged (the drain re-reads a longer source later and counts it as ``extended``).
+
+Lineage sidecar (step 4): ``agent-<id>.meta.json`` beside the transcript, derived by
+substituting the extension — never by walking a directory. Absent or unreadable means
+empty fields, never an error. Claude Code's sidecars carry ``agentType`` (and a
+description); ``spawn_attribution`` is ``sidecar`` only when one also carries a spawn
+depth (``spawnDepth`` > 0, with ``parentAgentId``/``toolUseId``), else ``unattributed``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import msgspec
+
+from ..errors import AbcdError
+from ..fsio.guarded import read_guarded
+from ..ids import is_valid_id
+from ..limits import SIDECAR_CAP, TRANSCRIPT_CAP
+
+
+def transcript_settled(raw: bytes) -> bool:
+    """True when the last non-blank line of ``raw`` is complete JSON."""
+    body = raw.rstrip(b" \t\r\n")
+    if not body:
+        return False
+    last = body.rsplit(b"\n", 1)[-1]
+    try:
+        msgspec.json.decode(last)
+    except msgspec.DecodeError:
+        return False
+    return True
+
+
+def read_settled(path: str, *, timeout_s: float, poll_s: float,
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> tuple[bytes, bool]:
+    """Read the transcript at ``path`` until it settles or ``timeout_s`` passes.
+    Returns (bytes, settled). Raises ReadRefused for a file that cannot be read at all
+    (symlink, FIFO, over the cap, empty, missing)."""
+    deadline = clock() + timeout_s
+    while True:
+        raw = read_guarded(path, TRANSCRIPT_CAP, what="transcript", allow_empty=False)
+        if transcript_settled(raw):
+            return raw, True
+        if clock() >= deadline:
+            return raw, False
+        sleep(poll_s)
+
+
+class HarnessLineage(msgspec.Struct, kw_only=True):
+    agent_type: str = ""
+    parent_agent_id: str = ""
+    spawn_depth: int = 0
+    spawn_tool_use_id: str = ""
+    attribution: str = "unattributed"
+    found: bool = False
+
+
+def meta_path(transcript_path: str) -> str:
+    """``…/agent-x.jsonl`` → ``…/agent-x.meta.json``; "" when the name is not ``.jsonl``."""
+    return transcript_path[: -len(".jsonl")] + ".meta.json" if transcript_path.endswith(".jsonl") else ""
+
+
+def _clean(value) -> str:
+    if not isinstance(value, str) or "\n" in value or "\r" in value or len(value) > 512:
+        return ""
+    return value
+
+
+def read_lineage(transcript_path: str) -> HarnessLineage:
+    """The harness's lineage for a sub-agent transcript. Never raises."""
+    path = meta_path(transcript_path)
+    if not path:
+        return HarnessLineage()
+    try:
+        data = msgspec.json.decode(read_guarded(path, SIDECAR_CAP, what="agent meta sidecar"))
+    except (AbcdError, msgspec.DecodeError):
+        return HarnessLineage()
+    if not isinstance(data, dict):
+        return HarnessLineage()
+    out = HarnessLineage(agent_type=_clean(data.get("agentType")), found=True)
+    depth = data.get("spawnDepth")
+    if isinstance(depth, int) and not isinstance(depth, bool) and depth > 0:
+        out.spawn_depth = depth
+        out.attribution = "sidecar"
+        parent = data.get("parentAgentId")
+        out.parent_agent_id = parent if is_valid_id(parent) else ""
+        out.spawn_tool_use_id = _clean(data.get("toolUseId"))
+    return out

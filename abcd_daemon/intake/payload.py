@@ -1,0 +1,67 @@
+"""A harness hook payload, validated (DESIGN §3.2 step 1, §4).
+
+Fields read: ``session_id transcript_path cwd hook_event_name`` (all events),
+``agent_id agent_type agent_transcript_path`` (SubagentStop), ``reason`` (SessionEnd),
+``source`` (SessionStart); unknown fields are ignored. Ids must be safe ids (an id is a
+file name). A free-text scalar carrying a line break is dropped with a warning — losing
+one decorative field beats losing the transcript — and never reaches a frontmatter line.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from ..errors import InputError
+from ..ids import check_id, is_valid_id
+
+
+class HookPayload(msgspec.Struct, kw_only=True):
+    session_id: str
+    cwd: str = ""
+    hook_event_name: str = ""
+    transcript_path: str = ""
+    agent_id: str = ""
+    agent_type: str = ""
+    agent_transcript_path: str = ""
+    warnings: list[str] = []
+
+
+_SCALARS = ("cwd", "hook_event_name", "transcript_path", "agent_type", "agent_transcript_path")
+
+
+def parse_payload(data: bytes, *, require_agent: bool = False) -> HookPayload:
+    """Decode and validate a payload. Raises InputError saying what is unusable."""
+    try:
+        raw = msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise InputError(f"the hook payload is not JSON ({exc})") from None
+    if not isinstance(raw, dict):
+        raise InputError("the hook payload is not a JSON object")
+    session_id = raw.get("session_id")
+    check_id(session_id, "the payload's session_id")
+    out = HookPayload(session_id=session_id)
+    for name in _SCALARS:
+        value = raw.get(name, "")
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            out.warnings.append(f"{name} is not a string; ignored")
+            continue
+        if "\n" in value or "\r" in value or "\0" in value:
+            out.warnings.append(f"{name} carries a line break or NUL; dropped")
+            continue
+        setattr(out, name, value)
+    agent_id = raw.get("agent_id", "")
+    if agent_id:
+        if not is_valid_id(agent_id):
+            raise InputError(
+                f"the payload carries no usable agent_id ({str(agent_id)[:80]!r}); staging nothing "
+                "rather than filing this transcript as the session's own"
+            )
+        out.agent_id = agent_id
+    elif require_agent:
+        raise InputError(
+            "the SubagentStop payload carries no agent_id; staging nothing rather than filing "
+            "this transcript as the session's own"
+        )
+    return out

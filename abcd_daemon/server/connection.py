@@ -1,0 +1,88 @@
+"""One client connection: peer check, handshake, request/reply loop, with deadlines.
+
+Rules:
+- Every accepted connection rings the intake doorbell first (the shim connects and
+  closes without a word; that is a doorbell, not an error).
+- A peer of another uid is refused and logged (SO_PEERCRED), before any byte is read.
+- Deadlines: the handshake and each request must arrive within ``REQUEST_DEADLINE_S``
+  and every reply must be taken within ``SEND_DEADLINE_S``; a slow, silent or
+  non-reading client is dropped, so it cannot pin a handler.
+- Requests are small: a request frame over ``REQUEST_MAX_FRAME`` is refused on its
+  length prefix.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import trio
+
+from .. import __version__
+from ..errors import ProtocolError
+from ..wire import messages as m
+from ..wire.codec import FrameDecoder, encode_frame
+from .instance import peer_uid
+
+log = logging.getLogger("abcd.daemon")
+
+REQUEST_DEADLINE_S = 10.0
+SEND_DEADLINE_S = 30.0
+REQUEST_MAX_FRAME = 1 << 20
+
+
+async def _send(stream, message) -> None:
+    with trio.fail_after(SEND_DEADLINE_S):
+        await stream.send_all(encode_frame(message))
+
+
+async def _receive(stream, decoder: FrameDecoder):
+    """The next message, or None at EOF. Raises ProtocolError, trio.TooSlowError."""
+    with trio.fail_after(REQUEST_DEADLINE_S):
+        while True:
+            message = decoder.next_frame()
+            if message is not None:
+                return message
+            data = await stream.receive_some(65536)
+            if not data:
+                return None
+            decoder.feed(data)
+
+
+async def serve_connection(stream: trio.SocketStream, daemon) -> None:
+    """Serve one connection to completion; never raises."""
+    daemon.ring()
+    try:
+        async with stream:
+            uid = peer_uid(stream.socket)
+            if uid is None or uid != os.geteuid():
+                log.warning("refused a connection from uid %s (this daemon serves uid %s only)",
+                            uid, os.geteuid())
+                return
+            decoder = FrameDecoder(max_frame=REQUEST_MAX_FRAME)
+            hello = await _receive(stream, decoder)
+            if hello is None:
+                return  # the doorbell
+            if not isinstance(hello, m.Hello):
+                await _send(stream, m.ErrorReply(kind="ProtocolError",
+                                                 message="a connection must open with Hello"))
+                return
+            if hello.protocol != m.PROTOCOL_VERSION:
+                await _send(stream, m.ErrorReply(
+                    kind="ProtocolError",
+                    message=f"this daemon speaks protocol {m.PROTOCOL_VERSION}, the client "
+                            f"{hello.protocol}",
+                    hint="restart the daemon after upgrading abcd (`abcd daemon restart`)"))
+                return
+            await _send(stream, m.Welcome(protocol=m.PROTOCOL_VERSION,
+                                          daemon_version=__version__, pid=os.getpid()))
+            while True:
+                request = await _receive(stream, decoder)
+                if request is None:
+                    return
+                await daemon.answer(stream, request, _send)
+    except (ProtocolError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
+            ConnectionError) as exc:
+        log.debug("connection closed: %s", exc)
+    except OSError as exc:
+        log.debug("connection failed: %s", exc)

@@ -1,0 +1,114 @@
+"""Answering requests: each request type maps to one synchronous core call.
+
+Handlers run in worker threads (never on the event loop), return a reply message and,
+for streaming replies, a body to send as ``Chunk`` frames. Every ``AbcdError`` becomes an
+``ErrorReply`` carrying the same message, hint and exit code the CLI would have shown
+in-process; anything else becomes an ``InternalError`` reply and is logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import msgspec
+
+from ..config import Config, DrainBudget
+from ..errors import AbcdError
+from ..locate.notes import read_gap
+from ..paths import Home
+from ..queue.discard import discard
+from ..queue.drain import drain_pass
+from ..queue.staged import list_quarantined, list_staged
+from ..queue.survey import survey_backlog
+from ..store.lane import Lane, list_lanes
+from ..store.records import list_for_session, list_records, read_body, resolve
+from ..wire import messages as m
+
+log = logging.getLogger("abcd.daemon")
+
+
+def error_reply(exc: BaseException) -> m.ErrorReply:
+    if isinstance(exc, AbcdError):
+        return m.ErrorReply(kind=type(exc).__name__, message=str(exc), hint=exc.hint,
+                            exit_code=exc.exit_code)
+    log.exception("request failed unexpectedly")
+    return m.ErrorReply(kind="InternalError",
+                        message=f"the daemon failed on this request ({type(exc).__name__}: {exc})",
+                        hint="see the daemon's log (journalctl --user -u abcd)")
+
+
+class Handlers:
+    """The daemon's request handlers; thread-safe (drains serialise on ``drain_lock``)."""
+
+    def __init__(self, home: Home, config: Config, scanners, *, drain_lock: threading.Lock,
+                 status=None) -> None:
+        self.home = home
+        self.config = config
+        self.scanners = scanners
+        self.drain_lock = drain_lock
+        self.status = status
+
+    def lane(self, root_sha: str) -> Lane:
+        return Lane(self.home, root_sha)
+
+    def handle(self, req, progress=None) -> tuple[object, bytes]:
+        """Answer ``req``. Returns (reply, body); body is b"" for non-streaming replies."""
+        try:
+            method = getattr(self, "_" + type(req).__name__)
+            result = method(req, progress) if type(req) is m.IngestRequest else method(req)
+            return result if isinstance(result, tuple) else (result, b"")
+        except BaseException as exc:  # noqa: BLE001 - every failure becomes a reply
+            return error_reply(exc), b""
+
+    def _StatusRequest(self, req):
+        return m.StatusReply(status=self.status())
+
+    def _ListRequest(self, req):
+        lane = self.lane(req.root_sha)
+        records = list_for_session(lane, req.session_id) if req.session_id else list_records(lane)
+        return m.RecordsReply(records=records)
+
+    def _ShowRequest(self, req):
+        lane = self.lane(req.root_sha)
+        record = resolve(lane, req.key)
+        body = read_body(lane, record)
+        return m.ShowReply(record=record, body_bytes=len(body)), body
+
+    def _StagedRequest(self, req):
+        now = time.time_ns()
+        if req.all_repos:
+            return m.SurveyReply(backlog=survey_backlog(self.home, now_ns=now, ttl_s=self.config.staged_ttl_s))
+        lane = self.lane(req.root_sha)
+        return m.StagedReply(staged=list_staged(lane, now_ns=now, ttl_s=self.config.staged_ttl_s),
+                             quarantined=list_quarantined(lane), gap=read_gap(lane))
+
+    def _DrainRequest(self, req):
+        lanes = [self.lane(req.root_sha)] if req.root_sha else list_lanes(self.home)
+        with self.drain_lock:
+            result = drain_pass(lanes, DrainBudget(max_bytes=req.max_bytes, max_count=req.max_count),
+                                scanners=self.scanners, config=self.config)
+        return m.DrainReply(result=result)
+
+    def _DiscardRequest(self, req):
+        return m.DiscardReply(result=discard(self.lane(req.root_sha), req.name,
+                                             config=self.config, now_ns=time.time_ns()))
+
+    def _ReconstructRequest(self, req):
+        from ..reconstruct import ReconstructOptions, reconstruct
+
+        options = ReconstructOptions(session_id=req.session_id, mode=req.mode,
+                                     max_block_bytes=req.max_block_bytes)
+        r = reconstruct(self.lane(req.root_sha), options, now_ns=time.time_ns())
+        head = m.ReconstructReply(artefact_name=r.artefact_name, telemetry_name=r.telemetry_name,
+                                  artefact_bytes=r.artefact_bytes,
+                                  telemetry_json=msgspec.json.encode(r.telemetry))
+        return head, r.artefact
+
+    def _IngestRequest(self, req, progress):
+        from ..ingest import ingest_request
+
+        report = ingest_request(self.home, req, config=self.config, scanners=self.scanners,
+                                drain_lock=self.drain_lock, progress=progress)
+        return m.IngestReply(report_json=msgspec.json.encode(report))

@@ -1,0 +1,84 @@
+"""Sans-I/O framing: length-prefixed msgpack frames, fed by the byte and read by frame.
+
+``FrameDecoder.feed(data)`` buffers bytes; ``next_frame()`` returns the next complete
+decoded message or ``None`` when more bytes are needed. A declared length over
+``max_frame`` raises :class:`~abcd_daemon.errors.ProtocolError` immediately, before
+the payload arrives, and the decoder refuses further use (the stream is desynchronised).
+Undecodable payloads raise ProtocolError too. The decoder never holds more than
+``max_frame + 4`` bytes plus one ``feed`` call's worth.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import msgspec
+
+from ..errors import ProtocolError
+from .messages import MAX_FRAME, Message
+
+_LEN = struct.Struct(">I")
+_ENCODER = msgspec.msgpack.Encoder()
+
+
+def encode(message: Any) -> bytes:
+    """The payload bytes of one message (no length prefix)."""
+    return _ENCODER.encode(message)
+
+
+def encode_frame(message: Any, *, max_frame: int = MAX_FRAME) -> bytes:
+    """One whole frame. Raises ProtocolError if the message is over ``max_frame``."""
+    payload = _ENCODER.encode(message)
+    if len(payload) > max_frame:
+        raise ProtocolError(f"a {len(payload)}-byte message is over the {max_frame}-byte frame limit")
+    return _LEN.pack(len(payload)) + payload
+
+
+class FrameDecoder:
+    """Incremental decoder of frames into :data:`~.messages.Message` values."""
+
+    def __init__(self, *, max_frame: int = MAX_FRAME, type: Any = Message) -> None:
+        self._max = max_frame
+        self._buf = bytearray()
+        self._need: int | None = None
+        self._broken = False
+        self._decoder = msgspec.msgpack.Decoder(type)
+
+    @property
+    def buffered(self) -> int:
+        return len(self._buf)
+
+    def feed(self, data: bytes) -> None:
+        if self._broken:
+            raise ProtocolError("the stream is desynchronised; close the connection")
+        self._buf += data
+        self._check_length()
+
+    def _check_length(self) -> None:
+        if self._need is None and len(self._buf) >= 4:
+            (length,) = _LEN.unpack_from(self._buf)
+            if length > self._max:
+                self._broken = True
+                self._buf.clear()
+                raise ProtocolError(
+                    f"a frame of {length} bytes is over the {self._max}-byte limit; refused"
+                )
+            self._need = length
+
+    def next_frame(self) -> Any | None:
+        """The next decoded message, or None until a whole frame is buffered."""
+        if self._broken:
+            raise ProtocolError("the stream is desynchronised; close the connection")
+        self._check_length()
+        if self._need is None or len(self._buf) < 4 + self._need:
+            return None
+        end = 4 + self._need
+        payload = bytes(self._buf[4:end])
+        del self._buf[:end]
+        self._need = None
+        try:
+            return self._decoder.decode(payload)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            self._broken = True
+            raise ProtocolError(f"a frame did not decode as a protocol message ({exc})") from None

@@ -1,0 +1,153 @@
+"""The hook shim exits 0 fast on every path and never loses a payload it was handed."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+
+import pytest
+
+from .procs import SHIM, DaemonProc, env_for, run_shim, shim_log
+
+PAYLOAD = {"session_id": "sess-1", "cwd": "/nowhere", "hook_event_name": "SubagentStop",
+           "agent_id": "a1", "agent_transcript_path": "/nowhere/agent-a1.jsonl"}
+
+
+def spooled(env) -> list[str]:
+    new = os.path.join(env["ABCD_HOME"], "spool", "new")
+    return sorted(os.listdir(new)) if os.path.isdir(new) else []
+
+
+def test_shim_spools_with_the_daemon_absent(tmp_path):
+    env = env_for(tmp_path)
+    res = run_shim("subagent-stop", PAYLOAD, env)
+    assert res.returncode == 0 and res.stdout == b""
+    [name] = spooled(env)
+    header, payload = open(os.path.join(env["ABCD_HOME"], "spool", "new", name), "rb").read().split(b"\n", 1)
+    assert json.loads(header)["event"] == "subagent-stop"
+    assert json.loads(payload) == PAYLOAD  # the harness's bytes, unchanged
+    assert shim_log(env)[-1].endswith("spooled,daemon-absent")
+
+
+def test_shim_rings_a_running_daemon(tmp_path):
+    env = env_for(tmp_path)
+    daemon = DaemonProc(env, tmp_path / "daemon.log").wait_ready()
+    try:
+        res = run_shim("session-start", {"session_id": "s", "cwd": str(tmp_path)}, env)
+        assert res.returncode == 0
+        assert shim_log(env)[-1].endswith("spooled+rang")
+    finally:
+        assert daemon.stop() == 0
+
+
+def test_shim_exits_promptly_against_a_wedged_daemon(tmp_path):
+    env = env_for(tmp_path)
+    os.makedirs(os.path.dirname(env["ABCD_SOCKET"]))
+    wedged = socket.socket(socket.AF_UNIX)
+    wedged.bind(env["ABCD_SOCKET"])
+    wedged.listen(0)  # accepts into the backlog, never reads
+    try:
+        for _ in range(5):  # fill the backlog too
+            t0 = time.monotonic()
+            res = run_shim("subagent-stop", PAYLOAD, env)
+            assert res.returncode == 0 and time.monotonic() - t0 < 2
+        assert len(spooled(env)) == 5
+    finally:
+        wedged.close()
+
+
+def test_shim_falls_back_when_abcd_home_is_unusable(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    env = env_for(tmp_path, ABCD_HOME=str(blocker / "home"))
+    res = run_shim("subagent-stop", PAYLOAD, env)
+    assert res.returncode == 0
+    assert b"could not take the payload" in res.stderr
+    fallback = os.path.join(os.path.dirname(env["ABCD_SOCKET"]), "spool", "new")
+    assert len(os.listdir(fallback)) == 1
+
+
+def test_shim_exits_zero_when_no_spool_can_take_the_payload(tmp_path):
+    env = env_for(tmp_path)
+    # RLIMIT_FSIZE below the payload size: every write fails (EFBIG), as on a full disk.
+    res = subprocess.run(["prlimit", "--fsize=16", str(SHIM), "subagent-stop"],
+                         input=json.dumps(PAYLOAD).encode(), env=env, capture_output=True, timeout=10)
+    assert res.returncode == 0
+    assert b"could not spool" in res.stderr
+    assert b"abcd history ingest" in res.stderr  # tells the user how to recover
+
+
+@pytest.mark.parametrize("stdin", [b"\x00\xffgarbage", b"", b"[1, 2, 3]"])
+def test_shim_spools_garbage_as_it_came(tmp_path, stdin):
+    env = env_for(tmp_path)
+    res = run_shim("session-end", stdin, env)
+    assert res.returncode == 0
+    [name] = spooled(env)
+    data = open(os.path.join(env["ABCD_HOME"], "spool", "new", name), "rb").read()
+    assert data.split(b"\n", 1)[1] == stdin
+
+
+def test_shim_survives_a_closed_stdin(tmp_path):
+    env = env_for(tmp_path)
+    res = subprocess.run(f"exec 0<&- ; {SHIM} session-end", shell=True, env=env,
+                         capture_output=True, timeout=10)
+    assert res.returncode == 0
+    assert len(spooled(env)) == 1
+
+
+def test_shim_spools_a_marker_for_an_over_cap_payload(tmp_path):
+    env = env_for(tmp_path)
+    res = run_shim("subagent-stop", b"x" * ((1 << 20) + 1), env)
+    assert res.returncode == 0 and b"over the 1048576-byte cap" in res.stderr
+    [name] = spooled(env)
+    header = open(os.path.join(env["ABCD_HOME"], "spool", "new", name), "rb").read().split(b"\n")[0]
+    assert json.loads(header)["over_cap"] is True
+
+
+def test_shim_exits_zero_for_an_unknown_event_and_no_arguments(tmp_path):
+    env = env_for(tmp_path)
+    assert run_shim("bogus", PAYLOAD, env).returncode == 0
+    res = subprocess.run([str(SHIM)], input=b"{}", env=env, capture_output=True, timeout=10)
+    assert res.returncode == 0
+
+
+def test_cli_hook_verb_behaves_like_the_shim(tmp_path):
+    env = env_for(tmp_path)
+    res = subprocess.run([os.path.join(os.path.dirname(os.sys.executable), "abcd"), "hook",
+                          "subagent-stop", "--unknown-flag"], input=json.dumps(PAYLOAD).encode(),
+                         env=env, capture_output=True, timeout=30)
+    assert res.returncode == 0 and res.stdout == b""
+    assert len(spooled(env)) == 1
+
+
+def test_session_start_prints_the_backlog_notice_from_the_status_file(tmp_path):
+    env = env_for(tmp_path)
+    os.makedirs(env["ABCD_HOME"])
+    status = {"lanes": [
+        {"root_sha": "a" * 40, "name": "alpha", "staged": 2, "staged_bytes": 4096, "overdue": 1},
+        {"root_sha": "b" * 40, "name": "beta", "quarantined": 1, "quarantined_bytes": 10},
+        {"root_sha": "c" * 40, "gap_count": 3},
+    ], "spool_failed": 0}
+    with open(os.path.join(env["ABCD_HOME"], "status.json"), "w") as f:
+        json.dump(status, f)
+    res = run_shim("session-start", {"session_id": "s", "cwd": str(tmp_path)}, env)
+    err = res.stderr.decode()
+    assert res.returncode == 0 and res.stdout == b""
+    assert "2 repositories (alpha, beta)" in err and "UNREDACTED" in err
+    assert "past the 168h0m0s staging limit" in err and "quarantined" in err
+    assert "SubagentStop 3 time(s) without an agent_transcript_path" in err
+    assert "daemon is not running" in err
+
+
+def test_hooks_manifest_wires_the_three_events_to_the_shim():
+    manifest = json.load(open(SHIM.parent / "hooks.json"))
+    commands = {event: entry[0]["hooks"][0]["command"] for event, entry in manifest["hooks"].items()}
+    assert commands == {
+        "SubagentStop": '"${CLAUDE_PLUGIN_ROOT}/hooks/abcd-hook" subagent-stop',
+        "SessionEnd": '"${CLAUDE_PLUGIN_ROOT}/hooks/abcd-hook" session-end',
+        "SessionStart": '"${CLAUDE_PLUGIN_ROOT}/hooks/abcd-hook" session-start',
+    }
+    assert os.access(SHIM, os.X_OK)

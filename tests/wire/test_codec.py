@@ -1,0 +1,71 @@
+"""The sans-I/O codec: any chunking round-trips; oversized frames are refused early."""
+
+import struct
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from abcd_daemon.errors import ProtocolError
+from abcd_daemon.wire import messages as m
+from abcd_daemon.wire.codec import FrameDecoder, encode_frame
+
+MESSAGES = [
+    m.Hello(protocol=1, client="t"),
+    m.ListRequest(root_sha="a" * 40, session_id="s"),
+    m.ReconstructRequest(root_sha="b" * 40, session_id="s", mode="spine", max_block_bytes=10),
+    m.Chunk(data=bytes(range(256)) * 10),
+    m.ErrorReply(kind="InputError", message="bad", hint="fix", exit_code=2),
+    m.End(),
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(MESSAGES), min_size=1, max_size=8), st.data())
+def test_codec_round_trips_under_arbitrary_chunking(messages, data):
+    stream = b"".join(encode_frame(msg) for msg in messages)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=20)))
+    decoder = FrameDecoder()
+    out = []
+    last = 0
+    for cut in cuts + [len(stream)]:
+        decoder.feed(stream[last:cut])
+        last = cut
+        while (msg := decoder.next_frame()) is not None:
+            out.append(msg)
+    assert out == messages
+    assert decoder.buffered == 0
+
+
+def test_oversized_frame_is_refused_before_its_payload_is_buffered():
+    decoder = FrameDecoder(max_frame=1024)
+    with pytest.raises(ProtocolError, match="over the 1024-byte limit"):
+        decoder.feed(struct.pack(">I", 100 << 20))
+    assert decoder.buffered == 0
+    with pytest.raises(ProtocolError):
+        decoder.feed(b"more")
+
+
+def test_garbage_payload_is_a_protocol_error_not_a_crash():
+    decoder = FrameDecoder()
+    decoder.feed(struct.pack(">I", 3) + b"\xc1\xc1\xc1")
+    with pytest.raises(ProtocolError, match="did not decode"):
+        decoder.next_frame()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=2048))
+def test_arbitrary_bytes_never_crash_or_grow_the_buffer_unbounded(blob):
+    decoder = FrameDecoder(max_frame=4096)
+    try:
+        decoder.feed(blob)
+        while decoder.next_frame() is not None:
+            pass
+    except ProtocolError:
+        return
+    assert decoder.buffered <= 4096 + 4
+
+
+def test_encoding_an_oversized_message_is_refused():
+    with pytest.raises(ProtocolError):
+        encode_frame(m.Chunk(data=b"x" * 2048), max_frame=1024)

@@ -115,3 +115,15 @@ def daemon() -> DaemonClient | None:
         return connect()
     except DaemonUnavailable:
         return None
+
+
+def ask(request, *, stream: bool = False):
+    """Send ``request`` to the daemon if one answers. Returns None when none does (the
+    caller then runs the core in-process), else the reply — or (reply, body) when
+    ``stream``. Raises RemoteError for a refusal the daemon reported."""
+    client = daemon()
+    if client is None:
+        return None
+    with client:
+        reply = client.request(request)
+        return (reply, client.body()) if stream else reply

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 import time
+from pathlib import Path
 
 from abcd_daemon.config import Config, load_config
 from abcd_daemon.locate.git import repo_root_and_sha
@@ -17,9 +18,14 @@ def home() -> Home:
     return Home.from_env()
 
 
-@functools.cache
 def config() -> Config:
-    return load_config(home().config_file)
+    """The configuration of the current home (read per call: a CLI call reads it once)."""
+    return _config_at(str(home().config_file))
+
+
+@functools.lru_cache(maxsize=4)
+def _config_at(path: str) -> Config:
+    return load_config(Path(path))
 
 
 def checkout(cwd: str | None = None) -> tuple[str, Lane]:

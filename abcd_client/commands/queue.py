@@ -112,20 +112,29 @@ def register(app, history, daemon) -> None:
         from abcd_daemon.locate.notes import read_gap
         from abcd_daemon.queue.staged import list_quarantined, list_staged
         from abcd_daemon.queue.survey import survey_backlog
+        from abcd_daemon.wire.messages import StagedRequest
+
+        from ..connect import ask
 
         try:
             ttl = runtime.config().staged_ttl_s
             if all_repos:
-                backlog = survey_backlog(runtime.home(), now_ns=runtime.now_ns(), ttl_s=ttl)
+                reply = ask(StagedRequest(all_repos=True))
+                backlog = reply.backlog if reply is not None else survey_backlog(
+                    runtime.home(), now_ns=runtime.now_ns(), ttl_s=ttl)
                 if as_json:
                     output.emit_json(backlog)
                 else:
                     render_survey(backlog)
                 return
             _, lane = runtime.checkout()
-            staged = list_staged(lane, now_ns=runtime.now_ns(), ttl_s=ttl)
-            quarantined = list_quarantined(lane)
-            gap = read_gap(lane)
+            reply = ask(StagedRequest(root_sha=lane.root_sha))
+            if reply is not None:
+                staged, quarantined, gap = reply.staged, reply.quarantined, reply.gap
+            else:
+                staged = list_staged(lane, now_ns=runtime.now_ns(), ttl_s=ttl)
+                quarantined = list_quarantined(lane)
+                gap = read_gap(lane)
         except AbcdError as err:
             output.fail(err, as_json=as_json)
         if as_json:
@@ -147,10 +156,18 @@ def register(app, history, daemon) -> None:
         try:
             if max_bytes < 0 or max_count < 0:
                 raise InputError("--max-bytes and --max-count must be >= 0 (0 = unbounded)")
+            from abcd_daemon.wire.messages import DrainRequest
+
+            from ..connect import ask
+
             _, lane = runtime.checkout()
-            cfg = runtime.config()
-            result = drain_pass([lane], DrainBudget(max_bytes=max_bytes, max_count=max_count),
-                                scanners=ScannerPool(cfg), config=cfg)
+            reply = ask(DrainRequest(root_sha=lane.root_sha, max_bytes=max_bytes, max_count=max_count))
+            if reply is not None:
+                result = reply.result
+            else:
+                cfg = runtime.config()
+                result = drain_pass([lane], DrainBudget(max_bytes=max_bytes, max_count=max_count),
+                                    scanners=ScannerPool(cfg), config=cfg)
         except AbcdError as err:
             output.fail(err, as_json=as_json)
         if as_json:
@@ -178,8 +195,14 @@ def register(app, history, daemon) -> None:
                     f"{entry} holds the only copy of an unredacted transcript and deleting it is "
                     "irreversible; pass --yes to confirm",
                 )
+            from abcd_daemon.wire.messages import DiscardRequest
+
+            from ..connect import ask
+
             _, lane = runtime.checkout()
-            result = discard(lane, entry, config=runtime.config(), now_ns=runtime.now_ns())
+            reply = ask(DiscardRequest(root_sha=lane.root_sha, name=entry))
+            result = reply.result if reply is not None else discard(
+                lane, entry, config=runtime.config(), now_ns=runtime.now_ns())
         except AbcdError as err:
             output.fail(err, as_json=as_json)
         if as_json:

@@ -85,10 +85,17 @@ def register(app, history, daemon) -> None:
     ) -> None:
         """List the records of this repository, newest first (metadata only)."""
         from abcd_daemon.store.records import list_for_session, list_records
+        from abcd_daemon.wire.messages import ListRequest
+
+        from ..connect import ask
 
         try:
             _, lane = runtime.checkout()
-            records = list_for_session(lane, session) if session else list_records(lane)
+            reply = ask(ListRequest(root_sha=lane.root_sha, session_id=session or ""))
+            if reply is not None:
+                records = reply.records
+            else:
+                records = list_for_session(lane, session) if session else list_records(lane)
         except AbcdError as err:
             output.fail(err, as_json=as_json)
         if as_json:
@@ -112,11 +119,18 @@ def register(app, history, daemon) -> None:
     ) -> None:
         """Print one record: its metadata, then its redacted transcript."""
         from abcd_daemon.store.records import read_body, resolve
+        from abcd_daemon.wire.messages import ShowRequest
+
+        from ..connect import ask
 
         try:
             _, lane = runtime.checkout()
-            record = resolve(lane, key)
-            body = read_body(lane, record)
+            answered = ask(ShowRequest(root_sha=lane.root_sha, key=key), stream=True)
+            if answered is not None:
+                record, body = answered[0].record, answered[1]
+            else:
+                record = resolve(lane, key)
+                body = read_body(lane, record)
         except AbcdError as err:
             output.fail(err, as_json=as_json)
         text = body.decode("utf-8", errors="replace")

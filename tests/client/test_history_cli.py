@@ -1,0 +1,132 @@
+"""The history verbs, through the real `abcd` executable, in a real repository."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+LINE = '{"type":"user","message":{"role":"user","content":"deploy with %s"}}\n' % TOKEN
+
+
+def test_capture_list_show_round_trip(in_repo, cli, tmp_path):
+    transcript = tmp_path / "sess-42.jsonl"
+    transcript.write_text(LINE)
+    code, out, err = cli("history", "capture", str(transcript))
+    assert code == 0, err
+    assert "stored sess-42" in out and "secrets=1" in out
+    code, out, _ = cli("history", "capture", str(transcript))
+    assert code == 0 and "already stored (no-op)" in out
+    code, out, _ = cli("history", "list", "--json")
+    [rec] = json.loads(out)
+    assert rec["session_id"] == "sess-42" and rec["path"].startswith("~/") or rec["path"].startswith("/")
+    code, out, _ = cli("history", "show", "sess-42")
+    assert code == 0 and "session:    sess-42" in out and TOKEN not in out and "ghp" in out
+    code, out, _ = cli("history", "show", "sess-42", "--json")
+    assert TOKEN not in json.loads(out)["body"]
+
+
+def test_show_of_an_unknown_key_is_a_clear_error(in_repo, cli):
+    code, out, err = cli("history", "show", "nope")
+    assert code == 1 and "no record for 'nope'" in err and "Traceback" not in err
+
+
+def test_verbs_refuse_outside_a_git_checkout(cli, tmp_path):
+    code, _, err = cli("history", "list", cwd=tmp_path)
+    assert code == 2 and "not inside a git repository" in err
+    code, out, err = cli("history", "staged", "--all-repos", cwd=tmp_path)
+    assert code == 0, err  # the survey works anywhere
+
+
+@pytest.mark.parametrize("case", ["symlink", "fifo", "device", "directory", "over-cap", "empty"])
+def test_capture_refuses_unreadable_input_clearly(in_repo, cli, tmp_path, case):
+    target = tmp_path / "t.jsonl"
+    if case == "symlink":
+        (tmp_path / "real").write_text(LINE)
+        target.symlink_to(tmp_path / "real")
+    elif case == "fifo":
+        os.mkfifo(target)
+    elif case == "device":
+        target = "/dev/zero"
+    elif case == "directory":
+        target.mkdir()
+    elif case == "over-cap":
+        with open(target, "wb") as f:
+            f.truncate((64 << 20) + 1)
+    elif case == "empty":
+        target.write_text("")
+    code, out, err = cli("history", "capture", str(target), "--session", "s1")
+    assert code != 0 and err.startswith("abcd: ") and "Traceback" not in err
+    assert cli("history", "list", "--json")[1].strip() == "[]"
+
+
+@pytest.mark.parametrize("sid", ["a/b", "..", "x\ny", "x" * 300])
+def test_capture_refuses_unusable_ids(in_repo, cli, tmp_path, sid):
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(LINE)
+    code, _, err = cli("history", "capture", str(transcript), "--session", sid)
+    assert code == 2 and "not a usable id" in err and "Traceback" not in err
+
+
+def test_capture_of_a_ten_megabyte_single_line(in_repo, cli, tmp_path):
+    transcript = tmp_path / "big.jsonl"
+    transcript.write_text('{"blob": "' + "ab c" * (10 << 18) + '"}\n')
+    code, out, err = cli("history", "capture", str(transcript))
+    assert code == 0, err
+
+
+def test_staged_drain_discard_cycle(in_repo, cli, tmp_path):
+    from abcd_daemon.paths import Home
+    from abcd_daemon.queue.stage import stage
+    from abcd_daemon.config import Config
+    from abcd_daemon.store.lane import Lane
+    from abcd_daemon.store.meta import CaptureMeta
+
+    _, sha = in_repo
+    lane = Lane(Home.from_env(), sha)
+    stage(lane, LINE.encode(), CaptureMeta(session_id="one"), config=Config(), now_ns=1_767_225_600 * 10**9)
+    res = stage(lane, LINE.encode(), CaptureMeta(session_id="two"), config=Config(), now_ns=1_767_225_601 * 10**9)
+    code, out, _ = cli("history", "staged")
+    assert code == 0 and "OVERDUE" in out and "2 staged transcript(s) hold UNREDACTED text" in out
+    code, out, err = cli("history", "discard", res.entry.name)
+    assert code == 2 and "pass --yes to confirm" in err
+    code, out, _ = cli("history", "discard", res.entry.name, "--yes")
+    assert code == 0 and "deleted" in out
+    code, out, _ = cli("history", "drain", "--json")
+    result = json.loads(out)
+    assert code == 0 and [r["session_id"] for r in result["captured"]] == ["one"]
+    code, out, _ = cli("history", "staged")
+    assert "nothing staged" in out
+
+
+def test_drain_and_capture_exit_non_zero_with_a_degraded_scanner(in_repo, cli, tmp_path):
+    from abcd_daemon.config import Config
+    from abcd_daemon.paths import Home
+    from abcd_daemon.queue.stage import stage
+    from abcd_daemon.store.lane import Lane
+    from abcd_daemon.store.meta import CaptureMeta
+
+    home = Home.from_env()
+    stage(Lane(home, in_repo[1]), LINE.encode(), CaptureMeta(session_id="s"), config=Config(),
+          now_ns=1_767_225_600 * 10**9)
+    home.config_file.write_text('[[scanner.rules]]\nname = "b"\nseverity = "hard_fail"\n'
+                                'keywords = ["x"]\nregex = "("\n')
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(LINE)
+    code, _, err = cli("history", "capture", str(transcript))
+    assert code == 1 and "degraded scanner" in err
+    code, out, err = cli("history", "drain")
+    assert code == 1 and "FAILED  s" in out and "raw transcript kept (unredacted)" in out
+    assert "1 staged transcript(s) could not be stored" in err
+
+
+def test_a_bad_config_file_is_named_in_the_error(in_repo, cli):
+    from abcd_daemon.paths import Home
+
+    home = Home.from_env()
+    home.root.mkdir(parents=True, exist_ok=True)
+    home.config_file.write_text("drain_interval_s = -3\n")
+    code, _, err = cli("history", "staged")
+    assert code == 2 and "drain_interval_s must be a positive number" in err

@@ -94,24 +94,20 @@ def _summary(reconstruction, written: list[str]) -> None:
 
 def _reconstruct(opts):
     """Ask the daemon; when none answers, run the same core in-process."""
-    from abcd_client import runtime
-    from abcd_client.connect import daemon
-    from abcd_daemon.reconstruct import reconstruct
-
-    _, lane = runtime.checkout()
-    client = daemon()
-    if client is None:
-        return reconstruct(lane, opts, now_ns=runtime.now_ns())
     import msgspec
 
-    from abcd_daemon.reconstruct import Reconstruction, Telemetry
-    from abcd_daemon.wire import messages as m
+    from abcd_client import runtime
+    from abcd_client.connect import ask
+    from abcd_daemon.reconstruct import Reconstruction, Telemetry, reconstruct
+    from abcd_daemon.wire.messages import ReconstructRequest
 
-    with client:
-        head = client.request(m.ReconstructRequest(
-            root_sha=lane.root_sha, session_id=opts.session_id, mode=opts.mode,
-            max_block_bytes=opts.max_block_bytes))
-        artefact = client.body()
+    _, lane = runtime.checkout()
+    answered = ask(ReconstructRequest(root_sha=lane.root_sha, session_id=opts.session_id,
+                                      mode=opts.mode, max_block_bytes=opts.max_block_bytes),
+                   stream=True)
+    if answered is None:
+        return reconstruct(lane, opts, now_ns=runtime.now_ns())
+    head, artefact = answered
     return Reconstruction(artefact=artefact, artefact_name=head.artefact_name,
                           telemetry_name=head.telemetry_name,
                           artefact_bytes=head.artefact_bytes,

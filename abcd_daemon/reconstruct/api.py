@@ -1,0 +1,83 @@
+"""The entry points: one captured session in, one artefact and one telemetry file out.
+
+- :func:`reconstruct_records` is the pure core: records and their bodies (or the error
+  that stopped a body being read) in, a :class:`~.schema.Reconstruction` out. It reads
+  no clock (``now_ns`` stamps the telemetry's ``generated_at`` and nothing else), writes
+  nothing and knows no path except record basenames.
+- :func:`reconstruct` loads one session's records from a lane (the only I/O here:
+  listing and guarded reads) and calls the core.
+
+The same records always give the same artefact bytes (invariant 6); only
+``generated_at`` in the telemetry depends on ``now_ns``.
+"""
+
+from __future__ import annotations
+
+from ..errors import AbcdError, NotFoundError
+from ..ids import check_root_sha
+from ..store.lane import Lane
+from ..store.record import Record
+from ..store.records import list_for_session, read_body
+from .harness import parse_body
+from .placement import place, section_order
+from .render import Document
+from .schema import ReconstructOptions, Reconstruction
+from .selection import select
+from .telemetry import measure
+
+
+def artefact_name(session_id: str) -> str:
+    return f"{session_id}.md"
+
+
+def telemetry_name(session_id: str) -> str:
+    return f"{session_id}.telemetry.json"
+
+
+def reconstruct_records(root_sha: str, loaded: list[tuple[Record, bytes | Exception]],
+                        opts: ReconstructOptions, *, now_ns: int) -> Reconstruction:
+    """Reconstruct one session from its loaded records.
+
+    Returns the :class:`~.schema.Reconstruction`. Raises
+    :class:`~abcd_daemon.errors.InputError` for a malformed root SHA and
+    :class:`~abcd_daemon.errors.NotFoundError` when ``loaded`` holds no record at all
+    (a session with no main thread is NOT an error: it renders, labelled). Never raises
+    on the content of a body: unreadable, non-UTF-8 or garbage bodies are reported in
+    the completeness block instead.
+    """
+    check_root_sha(root_sha)
+    session_id = opts.session_id
+    threads, dropped = select(session_id, loaded)
+    if not threads:  # no record at all (of this session)
+        raise NotFoundError(f'no records for session "{session_id}" under {root_sha}',
+                            hint="`abcd history list` shows the sessions stored here")
+    for thread in threads:
+        if thread.body is not None:
+            thread.transcript = parse_body(thread.body)
+            thread.body = None  # parsed; the bytes are no longer needed
+    order = section_order(threads)
+    placements = place(threads)
+    telemetry = measure(session_id, root_sha, opts.mode, now_ns, threads, order,
+                        placements, dropped, records_found=len(loaded))
+    document = Document(telemetry, threads, order, placements,
+                        max_block_bytes=opts.max_block_bytes)
+    artefact = document.render().encode("utf-8", "replace")
+    return Reconstruction(artefact=artefact, artefact_name=artefact_name(session_id),
+                          telemetry_name=telemetry_name(session_id),
+                          artefact_bytes=len(artefact), telemetry=telemetry)
+
+
+def reconstruct(lane: Lane, opts: ReconstructOptions, *, now_ns: int) -> Reconstruction:
+    """Load every record of ``opts.session_id`` from ``lane`` and reconstruct it.
+
+    A body that cannot be read is passed on as its error: it is reported, not fatal,
+    and the selection strips any directory from its message.
+    Raises :class:`~abcd_daemon.errors.NotFoundError` when the session has no records.
+    """
+    loaded: list[tuple[Record, bytes | Exception]] = []
+    for record in list_for_session(lane, opts.session_id):
+        try:
+            loaded.append((record, read_body(lane, record)))
+        except (AbcdError, OSError) as exc:  # ReadRefused, RecordFormatError, EIO…
+            loaded.append((record, exc))
+    return reconstruct_records(lane.root_sha, loaded, opts, now_ns=now_ns)

@@ -1,0 +1,177 @@
+"""Adapter: Claude Code JSONL (DESIGN §4) into the one turn model.
+
+What each line shape means here:
+- ``user`` / ``assistant`` lines with a ``message`` are conversation. One API response
+  is written as one line per content block, each repeating ``message.id`` and the usage;
+  :class:`~.model.ThreadBuilder` joins them. A ``user`` line with ``isCompactSummary``
+  is the summary written after a compaction.
+- ``system`` with ``subtype: compact_boundary`` marks a compaction; other ``system``
+  lines, ``summary``, ``attachment``, ``queue-operation``, ``file-history-snapshot``,
+  ``permission-mode``, ``last-prompt`` and the other housekeeping types are recognised
+  and not rendered.
+- ``progress`` lines whose data is ``agent_progress`` COPY a sub-agent's responses into
+  the main file: they are counted as copies and never as usage.
+- A tool result whose line says ``status: "async_launched"`` (or whose text says the
+  agent was launched) is a background agent's launch acknowledgement, not its result.
+  The result arrives later as a ``<task-notification>`` naming the agent (in a user
+  line, an attachment or a queued command), or as a ``TaskOutput`` result reporting
+  ``<status>completed</status>`` for it.
+- Anything else — an unknown ``type``, a JSON value that is not an object, a message
+  that is not an object — is counted as unrecognised, never fatal.
+
+Never raises on any bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from .blocks import WireBlock, json_text, model_blocks, text_of, wire_content
+from .lines import decoded_lines
+from .model import (ASSISTANT, TEXT, TOOL_RESULT, USER, Block, ThreadBuilder, Transcript,
+                    usage_of, when_key)
+
+HARNESS = "claude-code"
+
+#: Line types that are housekeeping, not conversation: recognised, not rendered.
+_HOUSEKEEPING = frozenset({
+    "system", "summary", "attachment", "queue-operation", "file-history-snapshot",
+    "permission-mode", "last-prompt", "custom-title", "agent-name", "tag", "pr-link",
+    "progress", "started", "result",
+})
+
+
+class _Usage(msgspec.Struct):
+    input_tokens: Any = None
+    output_tokens: Any = None
+    cache_creation_input_tokens: Any = None
+    cache_read_input_tokens: Any = None
+
+
+class _Message(msgspec.Struct):
+    id: Any = None
+    model: Any = None
+    content: str | list[WireBlock] | None = None
+    usage: _Usage | None = None
+    stop_reason: Any = None
+
+
+class _Line(msgspec.Struct):
+    type: Any = None
+    subtype: Any = None
+    timestamp: Any = None
+    uuid: Any = None
+    isSidechain: Any = None
+    isCompactSummary: Any = None
+    message: _Message | None = None
+    toolUseResult: msgspec.Raw = msgspec.Raw()
+
+
+_DECODE = msgspec.json.Decoder(_Line).decode
+#: Larger ``toolUseResult`` objects are not searched for a launch acknowledgement.
+_ACK_MAX = 4096
+
+# Task notifications. In a decoded text; and in a raw JSON line (an attachment or a
+# queued command), where ``<`` may arrive escaped as \u003c.
+_NOTIFIED = re.compile(r"<task-id>([A-Za-z0-9._-]{1,128})</task-id>")
+_TASK_OUTPUT = re.compile(r"<task_id>([A-Za-z0-9._-]{1,128})</task_id>")
+_LT = rb"(?:<|\\u003[cC])"
+_GT = rb"(?:>|\\u003[eE])"
+_RAW_NOTIFIED = re.compile(_LT + rb"task-id" + _GT + rb"([A-Za-z0-9._-]{1,128})" + _LT)
+
+
+def _notified(blocks: list[Block]) -> list[str]:
+    """Agent ids whose result these user blocks deliver: a task notification naming
+    them, or a TaskOutput result reporting them completed."""
+    ids: list[str] = []
+    for block in blocks:
+        text = block.text
+        if (block.kind == TEXT or block.kind == TOOL_RESULT) and "task" in text:
+            if "<task-notification>" in text:
+                ids += _NOTIFIED.findall(text)
+            if "<task_id>" in text and "<status>completed</status>" in text:
+                ids += _TASK_OUTPUT.findall(text)
+    return ids
+
+
+def _raw_notified(raw: bytes) -> list[str]:
+    """Agent ids a housekeeping line (attachment, queued command) notifies."""
+    if b"task-notification" not in raw:
+        return []
+    return [m.decode() for m in _RAW_NOTIFIED.findall(raw)]
+
+
+def _lenient(value: object, builder: ThreadBuilder) -> _Line | None:
+    """Build a :class:`_Line` from a generic JSON value the typed decoder refused,
+    keeping every part whose shape is known. ``None`` for a value that is no line."""
+    if not isinstance(value, dict):
+        builder.unrecognised()
+        return None
+    line = _Line(type=value.get("type"), subtype=value.get("subtype"),
+                 timestamp=value.get("timestamp"), uuid=value.get("uuid"),
+                 isSidechain=value.get("isSidechain"),
+                 isCompactSummary=value.get("isCompactSummary"))
+    result = value.get("toolUseResult")
+    if result is not None:
+        line.toolUseResult = msgspec.Raw(json_text(result).encode())
+    message = value.get("message")
+    if not isinstance(message, dict):
+        return line
+    usage = message.get("usage")
+    line.message = _Message(
+        id=message.get("id"), model=message.get("model"),
+        content=wire_content(message.get("content"), builder),
+        stop_reason=message.get("stop_reason"),
+        usage=_Usage(**{k: usage.get(k) for k in _Usage.__struct_fields__})
+        if isinstance(usage, dict) else None)
+    return line
+
+
+def parse(body: bytes) -> Transcript:
+    """Read one Claude Code record body into a :class:`~.model.Transcript`."""
+    builder = ThreadBuilder(HARNESS)
+    for value, raw, typed in decoded_lines(body, _DECODE, builder):
+        line = value if typed else _lenient(value, builder)
+        if line is None:
+            builder.line("")
+            continue
+        when = when_key(line.timestamp)
+        builder.line(when)
+        kind = line.type if isinstance(line.type, str) else ""
+        message = line.message
+        if kind == USER or kind == ASSISTANT:
+            if message is None or message.content is None:
+                builder.unrecognised()
+                continue
+            usage = message.usage
+            result = line.toolUseResult  # a launch acknowledgement is a small object
+            line_ack = (kind == USER and 0 < len(result) <= _ACK_MAX
+                        and b'"async_launched"' in bytes(result))
+            blocks = model_blocks(message.content, builder, async_ack=line_ack)
+            builder.message(
+                kind, blocks,
+                response_id=text_of(message.id) if kind == ASSISTANT else "",
+                line_id=text_of(line.uuid), model=text_of(message.model),
+                usage=usage_of(usage.input_tokens, usage.output_tokens,
+                               usage.cache_creation_input_tokens,
+                               usage.cache_read_input_tokens) if usage else None,
+                stop_reason=bool(message.stop_reason), when=when,
+                sidechain=line.isSidechain is True,
+                compact_summary=line.isCompactSummary is True,
+                notified=_notified(blocks) if kind == USER else None)
+        elif kind == "system" and line.subtype == "compact_boundary":
+            builder.compaction()
+        elif kind == "progress":
+            if b'"agent_progress"' in raw:
+                builder.copied()
+        elif kind in _HOUSEKEEPING:
+            if kind in ("attachment", "queue-operation"):
+                ids = _raw_notified(raw)
+                if ids:
+                    builder.notify(ids)
+        else:
+            builder.unrecognised()
+    return builder.finish()

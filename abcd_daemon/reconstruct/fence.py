@@ -1,0 +1,79 @@
+"""The one fenced writer, and its inline sibling: how transcript content is contained.
+
+Invariant 7 (DESIGN §5): everything inside a fence is something somebody said;
+everything outside one is this document. Every block of content — plain text included —
+goes through :func:`fence`, and every non-literal scalar shown outside a fence goes
+through :func:`label` or :func:`code` (which apply :func:`~abcd_daemon.termsafe.clean_line`
+first). One mechanism everywhere: a per-type judgement about which content is dangerous
+is the thing that drifts.
+
+Rules (reference §6.4):
+- A fence is a run of backticks one longer than the longest backtick run inside the
+  content, and never shorter than three, so content carrying its own fences cannot close
+  the block that holds it. The content is newline-terminated; the closing fence stands
+  on its own line.
+- An inline code span uses a delimiter one longer than the longest backtick run inside,
+  padded with a space when the content starts or ends with a backtick (or is empty).
+- Labels are single lines capped at :data:`MAX_LABEL_BYTES`; table cells additionally
+  escape ``|``.
+
+Pure; never raises.
+"""
+
+from __future__ import annotations
+
+from ..termsafe import clean_line
+
+#: The cap on one label outside a fence (reference §6.4, ``maxLabelBytes``).
+MAX_LABEL_BYTES = 512
+
+def longest_backtick_run(text: str, floor: int = 0) -> int:
+    """The length of the longest run of consecutive backticks in ``text`` (0 if none),
+    or ``floor`` when no run is longer than ``floor``. Searches for ever longer runs
+    (each a fast substring search) instead of listing every run: real content rarely
+    holds a run longer than three."""
+    n = floor
+    run = "`" * (n + 1)
+    while run in text:
+        n += 1
+        run += "`"
+    return n
+
+
+def fence(content: str, lang: str = "") -> str:
+    """``content`` as one fenced block, ending in a newline. ``lang`` is this
+    document's own info string (``json`` or empty), never transcript text."""
+    ticks = "`" * (longest_backtick_run(content, 2) + 1)
+    if not content.endswith("\n"):
+        content += "\n"
+    return f"{ticks}{lang}\n{content}{ticks}\n"
+
+
+def label(value: str) -> str:
+    """A non-literal scalar made safe to print outside a fence: one line, controls,
+    bidi and zero-width characters masked, HTML openers and ``](`` broken, capped."""
+    if (len(value) <= MAX_LABEL_BYTES and value.isascii() and value.isprintable()
+            and "<" not in value and "](" not in value):
+        return value  # what clean_line would return, without its work (ids, names)
+    return clean_line(value, MAX_LABEL_BYTES)
+
+
+def code(value: str) -> str:
+    """``value`` as an inline code span (after :func:`label`); the delimiter is longer
+    than any backtick run inside, so the span cannot be closed from within."""
+    text = label(value)
+    ticks = "`" * (longest_backtick_run(text) + 1)
+    if not text or text.startswith("`") or text.endswith("`"):
+        text = f" {text} "
+    return f"{ticks}{text}{ticks}"
+
+
+def cell(value: str) -> str:
+    """``value`` as a table cell: :func:`label`, then ``|`` escaped so a cell cannot
+    add a column."""
+    return label(value).replace("|", "\\|")
+
+
+def code_cell(value: str) -> str:
+    """``value`` as an inline code span inside a table cell (``|`` escaped)."""
+    return code(value).replace("|", "\\|")

@@ -1,0 +1,71 @@
+"""An ingest as a front door asks for it: stage, then drain what was staged.
+
+Used by the daemon's ``IngestRequest`` handler (in a worker thread, streaming
+``progress``) and by the CLI when no daemon answers, so both answer the same way:
+
+1. :func:`~.run.ingest` over the roots (default: Claude Code's projects folder);
+2. unless it was a dry run or ``drain`` is off, the lanes it staged into are drained to
+   the end (no budget: the user asked for the corpus now), entry by entry in the
+   drain's own order, with ``progress`` announcing a third phase. The drain runs under
+   ``drain_lock`` when one is given (the daemon's drain loop must not take the same
+   entries concurrently).
+
+The report carries the drain's result in ``drain``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Callable
+
+from ..config import Config, DrainBudget
+from ..paths import Home
+from ..queue.drain import DrainResult, broken_outcome, drain_entry
+from ..queue.plan import plan_pass
+from ..queue.staged import list_staged
+from ..store.lane import Lane
+from .layout import DEFAULT_ROOT
+from .report import IngestReport
+from .run import Progress, ingest
+
+
+def drain_lanes(lanes: list[Lane], *, scanners, config: Config, now_ns: Callable[[], int] = time.time_ns,
+                progress: Progress | None = None) -> DrainResult:
+    """Drain ``lanes`` completely, one entry at a time, reporting progress per entry.
+    Never raises for an entry (its failure is in the result)."""
+    start = now_ns()
+    entries = [e for lane in lanes for e in list_staged(lane, now_ns=start, ttl_s=config.staged_ttl_s)]
+    plan = plan_pass(entries, DrainBudget())
+    result = DrainResult(remaining=plan.remaining, overdue=plan.overdue)
+    for entry in plan.broken:
+        result.failed.append(broken_outcome(entry).failure)  # type: ignore[arg-type]
+    by_sha = {lane.root_sha: lane for lane in lanes}
+    done = 0
+    if progress:
+        progress(0, len(plan.take), 0, plan.take_bytes)
+    for i, entry in enumerate(plan.take, 1):
+        outcome = drain_entry(by_sha[entry.root_sha], entry.name, scanners=scanners, config=config,
+                              now_ns=now_ns())
+        if outcome.status != "gone":
+            result.add(outcome)
+        done += entry.bytes
+        if progress:
+            progress(i, len(plan.take), done, plan.take_bytes)
+    return result
+
+
+def ingest_request(home: Home, req, *, config: Config, scanners,
+                   drain_lock=None, progress: Progress | None = None) -> IngestReport:
+    """Answer an :class:`~abcd_daemon.wire.messages.IngestRequest` (fields ``roots``,
+    ``since``, ``dry_run``, ``into``, ``drain``). Raises InputError for a malformed
+    ``since`` or an unusable ``into``; everything found on disk is in the report."""
+    roots = list(req.roots) or [DEFAULT_ROOT]
+    report = ingest(home, roots, config=config, now_ns=time.time_ns(), since=req.since or None,
+                    dry_run=req.dry_run, into=req.into or None, progress=progress)
+    if req.dry_run or not req.drain or not report.staged_lanes():
+        return report
+    lanes = [Lane(home, sha) for sha in report.staged_lanes()]
+    with drain_lock if drain_lock is not None else contextlib.nullcontext():
+        report.drain = drain_lanes(lanes, scanners=scanners, config=config, progress=progress)
+    return report

@@ -43,12 +43,15 @@ def refuse_symlink_leaf(path) -> None:
         raise StorePathError(f"{str(path)!r} is a symlink; refusing to write through it")
 
 
-def atomic_write(path, data: bytes, *, mode: int = 0o600, durable: bool = True) -> None:
+def atomic_write(path, data: bytes, *, mode: int = 0o600, durable: bool = True,
+                 sync_dir: bool = True) -> None:
     """Write ``data`` to ``path`` atomically with permissions ``mode``.
 
     Raises :class:`StorePathError` if a symlink occupies ``path``; ``OSError`` (ENOSPC,
     EIO, …) if the write fails, in which case the previous file is untouched and no
     temp file is left. ``durable=False`` skips the fsyncs (only for throwaway files).
+    ``sync_dir=False`` skips the directory fsync: only for a write that is followed by
+    another durable write into the same directory, whose directory fsync covers both.
     """
     path = Path(path)
     refuse_symlink_leaf(path)
@@ -72,7 +75,7 @@ def atomic_write(path, data: bytes, *, mode: int = 0o600, durable: bool = True) 
         except OSError:
             pass
         raise
-    if durable:
+    if durable and sync_dir:
         fsync_dir(path.parent)
 
 

@@ -259,5 +259,21 @@ async def run_watch_roots(daemon) -> None:
         elif event.kind == "settled":
             daemon.drain_wake.set()
 
+    # Catch up first: transcripts written while the daemon was down are recovered by an
+    # ingest of the roots (idempotent, cheap when nothing is new); the watch's baseline
+    # walk then starts from what is already staged or stored.
+    from .run import ingest
+
+    existing = [r for r in roots if _real_dir(r)]
+    if existing:
+        try:
+            caught = await trio.to_thread.run_sync(
+                partial(ingest, daemon.home, existing, config=daemon.config, now_ns=time.time_ns()))
+            if caught.staged:
+                log.info("watch: caught up %d transcript(s) written while the daemon was down",
+                         len(caught.staged))
+                daemon.drain_wake.set()
+        except Exception as exc:  # noqa: BLE001 - the watch itself still runs
+            log.warning("watch: catch-up ingest failed (%s); watching for new changes only", exc)
     await run_watch(roots, settle_s=daemon.config.watch_settle_s, on_settled=on_settled,
                     stop_event=daemon.stopping, report=report)

@@ -98,7 +98,8 @@ def stage(
             name = f"{compact_stamp(now_ns)}-{key}{RAW_SUFFIX}"
         raw_path = lane.staging / name
         sidecar_path = lane.staging / (stem_of(name) + SIDECAR_SUFFIX)
-        atomic_write(sidecar_path, encode_json(sidecar))
+        # One directory fsync after the .raw makes both renames durable (same directory).
+        atomic_write(sidecar_path, encode_json(sidecar), sync_dir=False)
         try:
             atomic_write(raw_path, raw)
         except BaseException:

@@ -158,7 +158,7 @@ class _RootWatch:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(partial(self.tick, unarm, baseline=baseline))
             async for changes in watchfiles.awatch(
-                self.root, watch_filter=None, stop_event=unarm, debounce=debounce, step=50,
+                self.root, watch_filter=None, stop_event=unarm, debounce=debounce, step=250,
                 rust_timeout=int(self.poll_s * 1000) + 100, yield_on_timeout=False,
             ):
                 for change, path in sorted(changes, key=lambda c: c[1]):

@@ -63,7 +63,7 @@ def discard(lane: Lane, name: str, *, config: Config, now_ns: int) -> DiscardRes
             entry, _ = describe(lane, name, now_ns=now_ns, ttl_s=config.staged_ttl_s)
             key = entry.key or key
         removed = []
-        with key_lock(lane, key, config) as held:
+        with key_lock(lane, key, config):
             for victim in (path, directory / (stem + SIDECAR_SUFFIX), directory / (stem + REASON_SUFFIX)):
                 try:
                     os.unlink(victim)
@@ -71,6 +71,5 @@ def discard(lane: Lane, name: str, *, config: Config, now_ns: int) -> DiscardRes
                 except FileNotFoundError:
                     pass
             fsync_dir(directory)
-            held.retire()
-        return DiscardResult(path=str(path), bytes=st.st_size, removed=removed)
+            return DiscardResult(path=str(path), bytes=st.st_size, removed=removed)
     raise NotFoundError(f"{name!r} is neither staged nor quarantined for this repository")

@@ -9,14 +9,13 @@ Per entry (reference §4.3-4.4, DESIGN §3.3):
 4. capture; a permanent refusal quarantines the entry with the reason, any other
    failure leaves it staged (retryable);
 5. on success remove the staged file and its sidecar — only if it still holds exactly
-   the bytes read (a re-stage mid-drain is left for the next pass) — and retire its lock.
+   the file read (a re-stage mid-drain is left for the next pass).
 Nothing is ever deleted by age. ``drain_entry`` does blocking I/O and CPU work and
 never awaits; the daemon runs it in a worker thread, the CLI calls :func:`drain_pass`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from typing import Callable
@@ -33,7 +32,7 @@ from ..store.lane import Lane
 from ..store.meta import CaptureMeta
 from ..store.record import Record
 from .plan import plan_pass
-from .quarantine import StagedCopyReplaced, quarantine, still_holds
+from .quarantine import StagedCopyReplaced, file_identity, quarantine, still_holds
 from .sidecar import SIDECAR_SUFFIX, stem_of
 from .stage import key_lock
 from .staged import StagedEntry, describe, list_staged
@@ -102,18 +101,20 @@ def _source_extension(sidecar, staged: bytes) -> bytes | None:
     if sidecar is None or not sidecar.source_path:
         return None
     try:
+        if os.stat(sidecar.source_path).st_size <= len(staged):
+            return None  # not longer: nothing to read
         source = read_guarded(sidecar.source_path, TRANSCRIPT_CAP, what="source transcript")
-    except AbcdError:
+    except (AbcdError, OSError):
         return None
     if len(source) > len(staged) and source.startswith(staged):
         return source
     return None
 
 
-def _remove_staged(lane: Lane, entry: StagedEntry, sha: str, config: Config) -> bool:
-    """Remove the staged copy if it still holds ``sha``. True if removed."""
-    with key_lock(lane, entry.key, config) as held:
-        if not still_holds(entry.path, sha):
+def _remove_staged(lane: Lane, entry: StagedEntry, identity, config: Config) -> bool:
+    """Remove the staged copy if it is still the file that was read. True if removed."""
+    with key_lock(lane, entry.key, config):
+        if not still_holds(entry.path, identity):
             return False
         os.unlink(entry.path)
         try:
@@ -121,7 +122,6 @@ def _remove_staged(lane: Lane, entry: StagedEntry, sha: str, config: Config) -> 
         except FileNotFoundError:
             pass
         fsync_dir(lane.staging)
-        held.retire()
     return True
 
 
@@ -134,6 +134,7 @@ def drain_entry(lane: Lane, name: str, *, scanners, config: Config, now_ns: int,
         return EntryOutcome(status="gone")
     if entry.error:
         return broken_outcome(entry)
+    identity = file_identity(entry.path)
     try:
         staged = read_guarded(entry.path, TRANSCRIPT_CAP, what="staged transcript",
                               allow_empty=False)
@@ -141,7 +142,6 @@ def drain_entry(lane: Lane, name: str, *, scanners, config: Config, now_ns: int,
         if getattr(exc, "reason", "") == "missing":
             return EntryOutcome(status="gone")
         return _failure(entry, f"cannot read staged transcript: {exc}")
-    staged_sha = hashlib.sha256(staged).hexdigest()
     longer = _source_extension(sidecar, staged)
     data = longer if longer is not None else staged
     meta = sidecar.meta() if sidecar is not None else CaptureMeta(session_id=entry.session_id)
@@ -151,7 +151,7 @@ def drain_entry(lane: Lane, name: str, *, scanners, config: Config, now_ns: int,
                          now_ns=now_ns, clock=clock)
     except PermanentError as exc:
         try:
-            qpath = quarantine(lane, entry, staged_sha, str(exc), config=config, now_ns=now_ns)
+            qpath = quarantine(lane, entry, identity, str(exc), config=config, now_ns=now_ns)
         except StagedCopyReplaced as replaced:
             return _failure(entry, f"{exc}; {replaced}", permanent=True)
         except (AbcdError, OSError) as move:
@@ -161,7 +161,7 @@ def drain_entry(lane: Lane, name: str, *, scanners, config: Config, now_ns: int,
     except (AbcdError, OSError) as exc:
         return _failure(entry, str(exc))
     try:
-        _remove_staged(lane, entry, staged_sha, config)
+        _remove_staged(lane, entry, identity, config)
     except (AbcdError, OSError) as exc:
         return _failure(entry, f"captured but could not remove staged copy: {exc}")
     return EntryOutcome(

@@ -9,14 +9,13 @@ files in a 0o700 dir) and nothing retries them; only ``discard --yes`` removes t
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from ..config import Config
 from ..errors import AbcdError
 from ..fsio.atomic import atomic_write, fsync_dir
 from ..fsio.guarded import read_guarded
-from ..limits import TRANSCRIPT_CAP
+from ..limits import SIDECAR_CAP
 from ..paths import QUARANTINE
 from ..store.lane import Lane
 from ..store.record import format_rfc3339_ns
@@ -36,20 +35,39 @@ class StagedCopyReplaced(AbcdError):
     """The staged file changed while it was being captured; left for the next pass."""
 
 
-def still_holds(path, sha: str) -> bool:
-    """True when ``path`` exists and its bytes hash to ``sha``."""
+def file_identity(path) -> tuple | None:
+    """What tells one staged copy from the next: the ``.raw``'s (inode, size, mtime ns)
+    and its sidecar's bytes; None when the ``.raw`` is gone.
+
+    Staging replaces a copy only by renaming new files over it, sidecar first, and every
+    sidecar carries its stage time in nanoseconds, so a re-stage always changes the
+    identity — even if the filesystem reuses the freed inode within one coarse mtime
+    tick. Take it *before* reading the bytes it vouches for: a replacement after that
+    shows as a mismatch (the copy is left for the next pass), never as a false match.
+    """
     try:
-        data = read_guarded(path, TRANSCRIPT_CAP, what="staged transcript")
+        st = os.lstat(path)
+    except OSError:
+        return None
+    sidecar = str(path)[: -len(".raw")] + SIDECAR_SUFFIX
+    try:
+        side = read_guarded(sidecar, SIDECAR_CAP, what="staging sidecar")
     except AbcdError:
-        return False
-    return hashlib.sha256(data).hexdigest() == sha
+        side = b""
+    return (st.st_ino, st.st_size, st.st_mtime_ns, side)
 
 
-def quarantine(lane: Lane, entry: StagedEntry, staged_sha: str, reason: str, *,
+def still_holds(path, identity) -> bool:
+    """True when ``path`` is still the very copy whose ``identity`` was taken."""
+    return identity is not None and file_identity(path) == identity
+
+
+def quarantine(lane: Lane, entry: StagedEntry, identity, reason: str, *,
                config: Config, now_ns: int) -> str:
     """Move ``entry`` into quarantine with ``reason``. Returns the quarantined path.
 
-    Raises :class:`StagedCopyReplaced` when the staged bytes changed meanwhile, and
+    ``identity`` is :func:`file_identity` of the staged file taken before the drain read
+    it. Raises :class:`StagedCopyReplaced` when the staged file changed meanwhile, and
     OSError/StorePathError when the move fails (the entry then stays staged and the
     reason file is removed again).
     """
@@ -57,8 +75,8 @@ def quarantine(lane: Lane, entry: StagedEntry, staged_sha: str, reason: str, *,
     stem = stem_of(entry.name)
     target = lane.quarantine / entry.name
     reason_path = lane.quarantine / (stem + REASON_SUFFIX)
-    with key_lock(lane, entry.key, config) as held:
-        if not still_holds(entry.path, staged_sha):
+    with key_lock(lane, entry.key, config):
+        if not still_holds(entry.path, identity):
             raise StagedCopyReplaced(
                 "the staged copy was replaced while it was being captured; "
                 "it is left for the next pass"
@@ -86,5 +104,4 @@ def quarantine(lane: Lane, entry: StagedEntry, staged_sha: str, reason: str, *,
             pass
         fsync_dir(lane.quarantine)
         fsync_dir(lane.staging)
-        held.retire()
     return str(target)

@@ -7,15 +7,18 @@ Rules (reference §4.1, seed 003, DESIGN §3.2 step 6):
   the ``.raw`` write fails.
 - A prior copy with identical bytes makes this a no-op; different bytes rewrite the same
   path (the queue position is kept) — last writer wins.
-- Each key has its own lock file under ``staging/.locks/``: a burst of simultaneous
+- Keys are locked through a fixed stripe of lock files under ``staging/.locks/``
+  (``LOCK_STRIPES`` of them, chosen by a hash of the key): a burst of simultaneous
   sub-agent completions does not queue behind one lock (the Go system's single lock
-  lost transcripts past ~50 at once), and two stages of one key yield one copy.
+  lost transcripts past ~50 at once), two stages of one key yield one copy, and lock
+  files are never created or removed per entry (each costs a durable metadata write).
 - Cost: one directory listing, at most one sidecar and one raw read, two writes.
 """
 
 from __future__ import annotations
 
 import os
+import zlib
 
 import msgspec
 
@@ -41,10 +44,15 @@ class StageResult(msgspec.Struct, kw_only=True):
     replaced_bytes: int = 0
 
 
+LOCK_STRIPES = 64
+
+
 def key_lock(lane: Lane, key: str, config: Config):
-    """The per-key staging lock (a context manager yielding a HeldLock)."""
+    """The staging lock for ``key`` (a context manager): one of a fixed stripe of lock
+    files, so distinct keys rarely contend and the lock directory never grows."""
     ensure_dir(lane.stage_locks)
-    return file_lock(lane.stage_locks / f"{key}.lock", config.stage_lock_timeout_s)
+    stripe = zlib.crc32(key.encode("utf-8")) % LOCK_STRIPES
+    return file_lock(lane.stage_locks / f"{stripe:02d}.lock", config.stage_lock_timeout_s)
 
 
 def _prior(lane: Lane, meta: CaptureMeta, key: str, now_ns: int, config: Config):

@@ -233,8 +233,11 @@ class Daemon:
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(stop_when_stopping)
+                # The doorbell is the fast path; this watcher is the backstop for a shim
+                # that could not ring, so it may poll slowly: ``step`` is how often the
+                # watcher thread wakes (idle CPU) and how fast it notices stop_event.
                 async for _ in watchfiles.awatch(str(self.home.spool_new), stop_event=stop_event,
-                                                 debounce=50, step=20, rust_timeout=500):
+                                                 debounce=250, step=250, rust_timeout=10_000):
                     self.ring()
                 nursery.cancel_scope.cancel()
         except Exception as exc:  # noqa: BLE001 - the doorbell and the sweep still work

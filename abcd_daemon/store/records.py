@@ -1,7 +1,11 @@
 """Reading the corpus: list, read and per-session listing of records.
 
 Every read is guarded; a record that is unreadable or does not parse (a symlinked or
-FIFO leaf, a foreign fence) is skipped by listings and never crashes one. Orders
+FIFO leaf, a foreign fence) is skipped by listings and never crashes one. Parsed headers
+are cached per file identity (inode, size, mtime): a long-lived daemon lists a lane of
+thousands of records with one ``stat`` each instead of one read each — capture lists
+the lane on every call. Records are written once and never modified in place, so an
+unchanged identity means an unchanged header. Orders
 (reference §2.3): ``list_records`` newest ``captured_at`` first, ties by name
 descending; ``list_for_session`` main thread first, then sub-agents, each newest first.
 """
@@ -9,6 +13,8 @@ descending; ``list_for_session`` main thread first, then sub-agents, each newest
 from __future__ import annotations
 
 import os
+import stat
+import threading
 
 from ..errors import NotFoundError, ReadRefused
 from ..fsio.guarded import read_guarded
@@ -37,18 +43,42 @@ def read_header(path) -> Record:
     return record
 
 
+_CACHE: dict[str, tuple[tuple[int, int, int], Record]] = {}
+_CACHE_LOCK = threading.Lock()
+_CACHE_MAX = 200_000
+
+
+def _cached_header(path: str, st: os.stat_result) -> Record:
+    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(path)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    record = read_header(path)
+    with _CACHE_LOCK:
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.clear()
+        _CACHE[path] = (key, record)
+    return record
+
+
 def list_records(lane: Lane) -> list[Record]:
-    """Every readable record of the lane, newest first. An absent lane is ``[]``."""
+    """Every readable record of the lane, newest first. An absent lane is ``[]``.
+    The returned Records may be shared with the cache: treat them as read-only."""
     try:
-        names = os.listdir(lane.records)
+        entries = list(os.scandir(lane.records))
     except (FileNotFoundError, NotADirectoryError):
         return []
     out = []
-    for name in names:
+    for entry in entries:
+        name = entry.name
         if not name.endswith(".md") or name.startswith("."):
             continue
         try:
-            out.append(read_header(lane.records / name))
+            st = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            out.append(_cached_header(entry.path, st))
         except (OSError, ReadRefused, RecordFormatError):
             continue
     return _newest_first(out)

@@ -165,9 +165,16 @@ def test_socket_activation_under_systemd_socket_activate(tmp_path):
          sys.executable, "-m", "abcd_client", "daemon", "run"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        wait_for(lambda: os.path.exists(sock_path), what="the activation socket")
-        client = socket.socket(socket.AF_UNIX)
-        client.connect(sock_path)  # the first connection starts the daemon
+        def first_connection():  # bind() creates the file a moment before listen()
+            client = socket.socket(socket.AF_UNIX)
+            try:
+                client.connect(sock_path)
+                return client
+            except OSError:
+                client.close()
+                return None
+
+        client = wait_for(first_connection, what="the activation socket")  # starts the daemon
         client.sendall(encode_frame(m.Hello(protocol=m.PROTOCOL_VERSION)))
         messages = []
         while not any(b"READY=1" in x for x in messages):

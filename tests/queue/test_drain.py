@@ -38,7 +38,7 @@ def test_drain_captures_redacted_and_removes_staged(lane, config):
     assert len(result.captured) == 1 and not result.failed
     assert list_staged(lane, now_ns=T0, ttl_s=1e9) == []
     assert [n for n in os.listdir(lane.staging) if not n.startswith(".")] == []
-    assert os.listdir(lane.stage_locks) == []  # the entry's lock is retired with it
+    assert len(os.listdir(lane.stage_locks)) <= 64  # a fixed stripe, never one per entry
 
 
 def test_drain_carries_sidecar_lineage_into_the_record(lane, config):

@@ -1,0 +1,271 @@
+"""Stage-one detection: bytes in, findings out.
+
+One lower-cased copy and one Aho-Corasick pass find every keyword hit; each rule's
+regex runs only in a bounded window around its own hits (``rules`` module docstring
+states the window contract), with a per-rule high-water mark so overlapping hits do
+not rescan. Lines holding a view trigger are also scanned through their decoded
+views (``views``) and the hits mapped back to whole raw escape units.
+
+Line locality (what lets stage two rescan only changed lines): a finding lies
+inside one line, and whether a span of a line is a finding depends only on that
+line's bytes and the scanner — no bundled regex matches a newline (tested), an
+addition's window is clipped to its line, look-back windows stop at the line start,
+predicates read only the line, views are built from the trigger's line. A PEM
+block's *body consumption* (the lines after an unclosed header) is the one
+multi-line effect; it is carried on the header's finding and applied by the mask.
+Tested on the real corpus and on generated text (``test_pipeline``).
+
+Never raises on arbitrary bytes; ``tick`` (the deadline) is called every
+``_TICK_EVERY`` hits and once per view.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+
+from .checks import CHECKS, Context
+from .escapes import after_escape, align_to_units, backslash_run, boundary_before
+from .pem import consume_block
+from .prefilter import VIEW, Prefilter
+from .rules import PEM_KIND, PLACEHOLDERS, Rule
+from .views import view_ranges, views_for
+
+_TICK_EVERY = 1024
+_MAX_TRIES = 16
+HOME_SELF = "home_path_self"
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """A span ``[start, end)`` of the scanned bytes, whole escape units.
+
+    ``block`` is set on a PEM header whose body runs over the following lines:
+    ``(start, end, nlines)`` of the lines the mask replaces with one placeholder."""
+
+    start: int
+    end: int
+    kind: str
+    severity: str
+    rule: str = ""
+    block: tuple[int, int, int] | None = None
+
+
+class _Compiled:
+    __slots__ = ("rule", "rx", "check", "back", "reach", "anchor", "anchor_set", "word", "match_only", "is_pem",
+                 "near", "near_count", "clip", "literal")
+
+    def __init__(self, rule: Rule) -> None:
+        flags = re.IGNORECASE if rule.ignorecase else 0
+        self.rule = rule
+        self.rx = re.compile(rule.regex.encode("utf-8"), flags)
+        self.check = CHECKS[rule.check] if rule.check else None
+        self.back = rule.back
+        self.reach = rule.reach
+        # anchor: the byte class of the run a match starts at (see rules docstring)
+        self.anchor = bool(rule.anchor)
+        self.anchor_set: frozenset[int] = frozenset()
+        if rule.anchor:
+            cls = re.compile(b"[" + rule.anchor.encode("utf-8") + b"]")
+            self.anchor_set = frozenset(i for i in range(256) if cls.fullmatch(bytes([i])))
+        self.word = rule.boundary == "word"
+        self.match_only = not rule.back and not rule.anchor
+        self.is_pem = rule.kind == PEM_KIND
+        self.near = rule.near.encode("utf-8")
+        self.near_count = rule.near_count
+        # Bundled regexes never match a newline (tested); an addition's might.
+        self.clip = rule.source == "addition"
+        # Identity literals: the match is the keyword itself (or inside it).
+        self.literal = rule.source in ("identity.emails", "identity.names", "identity.github", "identity.user")
+
+
+class Scanner:
+    """A compiled rule set. ``degraded`` is ``""`` when whole, else why it is not
+    (a degraded scanner still scans, but ``redact_text`` refuses to use it)."""
+
+    def __init__(self, rules: Sequence[Rule], ctx: Context, degraded: str = "") -> None:
+        self.degraded = degraded
+        self.rules = tuple(rules)
+        self._ctx = ctx
+        self._comp = [_Compiled(r) for r in self.rules]
+        self._pf = Prefilter([tuple(k.encode("utf-8") for k in r.keywords) for r in self.rules])
+        self._home: tuple[int, _Compiled] | bool | None = None  # home_sweep's rule, lazily
+        # Equal spans: identity kinds first (PLACEHOLDERS order), then table order.
+        order = {k: i for i, k in enumerate(PLACEHOLDERS)}
+        self._priority = [order.get(r.kind, len(order) + i) for i, r in enumerate(self.rules)]
+
+    def home_sweep(self, data: bytes, tick: Callable[[], None] | None = None) -> list[Finding]:
+        """The literal backstop of stage two: the caller's home, in its plain,
+        ``\\/``-escaped and ``%2F`` spellings, standing as a path (the §3.7 anchors)
+        anywhere in ``data``. Independent of the prefilter and the views; empty when
+        the identity has no home."""
+        if self._home is None:
+            rules = [(i, c) for i, c in enumerate(self._comp) if c.rule.kind == HOME_SELF]
+            self._home = rules[0] if rules else False
+        if not self._home:
+            return []
+        ci, c = self._home
+        home = self._ctx.home.lower()
+        spellings = {home, home.replace(b"/", b"\\/"), home.replace(b"/", b"%2f")}
+        low = data.lower()
+        if tick is not None:
+            tick()
+        out = []
+        for lit in spellings:
+            pos = low.find(lit)
+            while pos >= 0:
+                s = pos - backslash_run(data, pos, max(0, pos - 64))
+                m = c.rx.match(data, s, pos + len(lit))
+                if m is not None and m.end() == pos + len(lit) and c.check(data, m, self._ctx):
+                    out.append(Finding(m.start(), m.end(), c.rule.kind, c.rule.severity, c.rule.name))
+                pos = low.find(lit, pos + 1)
+        return sorted(out, key=lambda f: f.start)
+
+    def scan(self, data: bytes) -> list[Finding]:
+        """Every finding in ``data``, sorted by start, contained duplicates dropped."""
+        return self.find(data, None)
+
+    def find(self, data: bytes, tick: Callable[[], None] | None) -> list[Finding]:
+        """:meth:`scan` with ``tick`` called regularly (it raises to abort)."""
+        marks: list[int] = []
+        raw = self._scan_buffer(data, tick, marks)
+        pem_ci = next((i for i, c in enumerate(self._comp) if c.is_pem), -1)
+        for ls, le in view_ranges(data, marks):
+            for view in views_for(data[ls:le], ls):
+                if tick is not None:
+                    tick()
+                for vs, ve, ci, block in self._scan_buffer(view.text, tick, None):
+                    rs, re_ = view.raw_span(vs, ve)
+                    raw.append((rs, re_, ci, None))
+                    if block is not None and pem_ci >= 0 and block[1] > block[0]:
+                        # a body over the view's lines is one span of the raw line
+                        bs, be = view.raw_span(block[0], block[1])
+                        raw.append((bs, be, pem_ci, None))
+        return self._findings(data, raw)
+
+    def _findings(self, data: bytes, raw: list) -> list[Finding]:
+        spans = []
+        prio = self._priority
+        for s, e, ci, block in raw:
+            s, e = align_to_units(data, s, e)
+            if e > s:
+                spans.append((s, -e, prio[ci], ci, block))
+        spans.sort(key=lambda h: h[:3])
+        out: list[Finding] = []
+        max_end = -1
+        for s, neg_e, _, ci, block in spans:
+            if -neg_e <= max_end:
+                continue  # inside a finding already kept: the same bytes, masked by it
+            rule = self.rules[ci]
+            out.append(Finding(s, -neg_e, rule.kind, rule.severity, rule.name, block))
+            max_end = -neg_e
+        return out
+
+    def _scan_buffer(self, buf: bytes, tick, marks: list[int] | None) -> list:
+        n = len(buf)
+        hits = self._pf.find(buf.lower())
+        owners = self._pf.owner_table
+        comp = self._comp
+        done = [0] * len(comp)
+        ends: set[int] = set()  # where accepted spans end: a token glued to one starts a word
+        out: list = []
+        ctx = self._ctx
+        countdown = 0
+        cov_s = cov_e = -1
+        for k, s, e in hits:
+            if tick is not None:
+                countdown -= 1
+                if countdown < 0:
+                    tick()
+                    countdown = _TICK_EVERY
+            for ci in owners[k]:
+                if ci == VIEW:
+                    if marks is not None:
+                        marks.append(s)
+                    continue
+                if s < done[ci]:
+                    continue
+                c = comp[ci]
+                if c.literal and cov_s <= s and e <= cov_e and e - s < cov_e - cov_s:
+                    continue  # a literal inside a longer span just found: that span masks it
+                reach = c.reach
+                if c.near_count and buf.count(c.near, s, s + reach) < c.near_count:
+                    continue
+                ws = s
+                back = c.back
+                if back:
+                    lo = s - back if s > back else 0
+                    ws = buf.rfind(b"\n", lo, s) + 1 or lo
+                    if ws < done[ci]:
+                        ws = done[ci]
+                    if c.anchor:
+                        # the run of anchor-class bytes that ends at the hit
+                        aset = c.anchor_set
+                        i = s
+                        while i > ws and buf[i - 1] in aset:
+                            i -= 1
+                        ws = i
+                        if ws < s and buf.find(b"\\", ws - 6 if ws > 6 else 0, ws) >= 0:
+                            ws = after_escape(buf, ws, s)
+                we = s + reach
+                if we > n:
+                    we = n
+                if c.clip:  # an addition's regex may cross lines: keep it on this one
+                    nl = buf.find(b"\n", s, we)
+                    if nl >= 0:
+                        we = nl
+                m, span = self._try(c, buf, ws, s, we, n, ctx, ends)
+                if m is None:
+                    if span > done[ci]:
+                        done[ci] = span  # hits inside a rejected run would retry the same run
+                    continue
+                done[ci] = m.end()
+                ends.add(span[1])
+                cov_s, cov_e = span
+                block = None
+                if c.is_pem:
+                    le = buf.find(b"\n", m.end())
+                    block = consume_block(buf, m.start(), m.end(), le if le >= 0 else n)
+                out.append((span[0], span[1], ci, block))
+        return out
+
+    def _try(self, c: _Compiled, buf: bytes, ws: int, s: int, we: int, n: int, ctx, ends: set[int]):
+        """``(match, masked span)`` for the hit at ``s``, or ``(None, skip_to)``:
+        an anchored rule whose candidate was rejected may skip hits before
+        ``skip_to`` (they start the same run); otherwise ``skip_to`` is 0."""
+        rx = c.rx
+        if c.match_only or c.anchor:
+            # The match starts on the keyword, or where the keyword's run starts.
+            m = rx.match(buf, ws, we)
+            if m is None:
+                return None, 0
+            return self._accept(c, buf, m, we, n, ctx, ends) or (None, m.end() if c.anchor else 0)
+        pos = ws
+        for _ in range(_MAX_TRIES):
+            m = rx.search(buf, pos, we)
+            if m is None or m.start() > s:
+                return None, 0
+            found = self._accept(c, buf, m, we, n, ctx, ends)
+            if found:
+                return found
+            pos = max(m.end(), m.start() + 1)  # like finditer: never a suffix of a rejected match
+            if pos > s:
+                return None, 0  # a later match would not contain this hit
+        return None, 0
+
+    @staticmethod
+    def _accept(c: _Compiled, buf: bytes, m: re.Match[bytes], we: int, n: int, ctx, ends: set[int]):
+        if m.end() == we and we < n and buf[we] != 0x0A:
+            le = buf.find(b"\n", we)
+            m = c.rx.match(buf, m.start(), le if le >= 0 else n) or m
+        if c.word and not boundary_before(buf, m.start()) and m.start() not in ends:
+            return None  # no leading boundary, unless a finding just ended there
+        if c.check is not None and not c.check(buf, m, ctx):
+            return None
+        span = m.span(c.rule.group)
+        if span[0] < 0:
+            span = m.span()
+        if not buf[span[0] : span[1]].strip(b"*"):
+            return None  # already masked
+        return m, span

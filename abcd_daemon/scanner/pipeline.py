@@ -1,0 +1,276 @@
+"""The two-stage redaction pass: sanitise (with the home fold) → JSON guard → verify.
+
+1. Sanitise: stage-one findings (every rule, raw bytes and decoded views) are
+   masked (``mask``); a finding the mask left outside every edit refuses. The
+   caller's home is a finding like any other (``home_path_self``), folded to ``~``
+   in every spelling the rule knows: plain, ``\\/``-escaped (1, 3, 7 backslashes),
+   ``%2F``/``%252F``, behind ``file://``, and through the views.
+2. JSON guard: every changed line that was a JSON document before must be one
+   after, with the same structure (a span over a structural quote counts as
+   breaking it); such a line is re-masked by whole string values
+   (``mask.fallback_line``); one that still cannot be kept valid is refused
+   (``json_integrity``).
+3. Verify (stage two): the changed lines are re-scanned. Masking can change a
+   neighbour's context (a token glued to a masked one gains a boundary), so a
+   rescan that finds something masks it and looks again, up to
+   ``SANITISE_ROUNDS`` (not converging by then refuses); the last rescan must
+   hold no *blocking* finding — severity hard_fail, or any identity/network
+   kind. Independently, the whole
+   output is swept for the caller's home standing as a path (the literal
+   backstop). Anything left refuses the whole text (``RedactionResidual``).
+
+Why rescanning only the changed lines is enough: the engine is line-local (see
+``engine``): findings on a line depend only on that line. A line no round changed
+had no finding, so a rescan of it would find none. This is tested
+(``test_rescanning_changed_lines_equals_rescanning_everything`` and the generated
+text property tests).
+
+Refusals carry kinds and positions only, never the matched bytes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import re
+import time
+from collections import Counter
+from collections.abc import Callable
+
+import msgspec
+
+from ..errors import DegradedScanner, RedactionResidual, ScanDeadline
+from .engine import Finding, Scanner
+from .mask import fallback_line, mask
+from .rules import HARD, HOME_KINDS, IDENTITY_KINDS
+
+JSON_INTEGRITY = "json_integrity"
+#: Sanitise passes at most: the first over everything, the next ones over the lines
+#: the previous pass changed (masking can change a neighbour's context: glued
+#: text cascades); the last rescan is stage two's. Past it, a residual refuses.
+SANITISE_ROUNDS = 8
+_PLACEHOLDER = re.compile(rb"\[redacted-[a-z]+(?:-[a-z]+)*(?:: \d+ lines)?\]")
+
+
+@dataclasses.dataclass(frozen=True)
+class Redaction:
+    """The redacted bytes and what was redacted. ``home_paths`` counts
+    home_path_self/home_path_other findings, ``secrets`` every other one."""
+
+    text: bytes
+    secrets: int
+    home_paths: int
+    kinds: dict[str, int]
+
+
+def redact_text(
+    scanner: Scanner,
+    text: bytes,
+    *,
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Redaction:
+    """Redact ``text`` (any bytes) with ``scanner``.
+
+    ``deadline`` is an absolute ``clock()`` value (e.g. ``time.monotonic() +
+    config.scan_deadline(len(text))``); it is checked before each stage and
+    regularly inside them. Raises :class:`DegradedScanner` if the scanner is
+    degraded, :class:`ScanDeadline` past the deadline, :class:`RedactionResidual`
+    when stage two finds a blocking residual or a JSON line cannot stay JSON.
+    Never returns partly redacted text."""
+    if scanner.degraded:
+        raise DegradedScanner(
+            f"refusing to redact with a degraded scanner: {scanner.degraded}",
+            hint="fix or remove the [[scanner.rules]] entry in config.toml",
+        )
+    tick = _ticker(deadline, clock)
+    if tick is not None:
+        tick()
+    findings = scanner.find(text, tick)
+    masked = _mask_all(text, findings)
+    out, changed = _json_guard(text, masked.text, masked.edits, findings)
+    found = list(findings)
+    for round_ in range(1, SANITISE_ROUNDS + 1):
+        if tick is not None:
+            tick()
+        again = rescan(scanner, out, changed, tick)
+        if not again:
+            break
+        if round_ == SANITISE_ROUNDS:
+            # did not converge: refuse, whatever the leftovers' severity
+            raise RedactionResidual([f.kind for f in again], [(f.start, f.end) for f in again])
+        # Masking can make a new match (a token glued to the one before it gains a
+        # boundary once that one is starred): mask it too, and look again.
+        masked = _mask_all(out, again)
+        out, changed = _json_guard(out, masked.text, masked.edits, again)
+        found += again
+    verify(scanner, out, changed, tick, again)
+    kinds = Counter(f.kind for f in found)
+    homes = sum(n for k, n in kinds.items() if k in HOME_KINDS)
+    return Redaction(text=out, secrets=len(found) - homes, home_paths=homes, kinds=dict(kinds))
+
+
+def _mask_all(data: bytes, findings: list[Finding]):
+    """Mask, and refuse if any finding is left outside every edit (a masking fault
+    must not pass as a clean line: stage two rescans changed lines only)."""
+    masked = mask(data, findings)
+    edits = masked.edits
+    i = 0
+    missing = []
+    for f in findings:
+        while i < len(edits) and edits[i][1] < f.end and edits[i][1] <= f.start:
+            i += 1
+        if not (i < len(edits) and edits[i][0] <= f.start and f.end <= edits[i][1]):
+            missing.append(f)
+    if missing:
+        raise RedactionResidual([f.kind for f in missing], [(f.start, f.end) for f in missing])
+    return masked
+
+
+def _ticker(deadline: float | None, clock: Callable[[], float]) -> Callable[[], None] | None:
+    if deadline is None:
+        return None
+
+    def tick() -> None:
+        if clock() > deadline:
+            raise ScanDeadline(
+                "scanning this transcript passed its deadline; refused rather than stored half-checked",
+                hint="it stays staged and is retried on a later drain",
+            )
+
+    return tick
+
+
+def blocking(f: Finding) -> bool:
+    """Reference §3.3: hard_fail, or any identity/network kind whatever its severity."""
+    return f.severity == HARD or f.kind in IDENTITY_KINDS
+
+
+def rescan(scanner: Scanner, out: bytes, changed: list[tuple[int, int]], tick=None) -> list[Finding]:
+    """Every finding on the ``changed`` line spans of ``out`` (in ``out``'s offsets),
+    except those inside a placeholder abcd wrote."""
+    joined = b"\n".join(out[a:b] for a, b in changed)
+    starts = []
+    pos = 0
+    for a, b in changed:
+        starts.append(pos)
+        pos += b - a + 1
+    placeholders = [m.span() for m in _PLACEHOLDER.finditer(joined)]
+    found: list[Finding] = []
+    for f in scanner.find(joined, tick):
+        if _inside(placeholders, f.start, f.end):
+            continue
+        i = bisect.bisect_right(starts, f.start) - 1
+        base = changed[i][0] - starts[i]
+        block = None if f.block is None else (f.block[0] + base, f.block[1] + base, f.block[2])
+        found.append(dataclasses.replace(f, start=f.start + base, end=f.end + base, block=block))
+    return found
+
+
+def verify(scanner: Scanner, out: bytes, changed: list[tuple[int, int]], tick=None,
+           rescanned: list[Finding] | None = None) -> None:
+    """Stage two: the blocking findings on the ``changed`` lines of ``out`` (or of
+    ``rescanned``, a rescan already made of them) plus the whole-text home backstop.
+    Raises :class:`RedactionResidual` naming kinds and positions, never bytes."""
+    if rescanned is None:
+        rescanned = rescan(scanner, out, changed, tick)
+    residual = [(f.kind, f.start, f.end) for f in rescanned if blocking(f)]
+    residual += [(f.kind, f.start, f.end) for f in scanner.home_sweep(out, tick)]
+    if residual:
+        residual.sort(key=lambda r: r[1])
+        raise RedactionResidual([k for k, _, _ in residual], [(s, e) for _, s, e in residual])
+
+
+def _inside(spans: list[tuple[int, int]], s: int, e: int) -> bool:
+    i = bisect.bisect_right(spans, (s, 1 << 62)) - 1
+    return i >= 0 and spans[i][0] <= s and e <= spans[i][1]
+
+
+def _json_guard(
+    data: bytes, out: bytes, edits: list[tuple[int, int, int, int]], findings: list[Finding]
+) -> tuple[bytes, list[tuple[int, int]]]:
+    """Check every changed line; return the (possibly re-masked) output and the
+    output spans of the changed lines."""
+    groups = _line_groups(data, edits)
+    changed: list[tuple[int, int]] = []
+    repairs: list[tuple[int, int, bytes]] = []
+    fi = 0
+    for in_ls, in_le, out_ls, out_le in groups:
+        changed.append((out_ls, out_le))
+        while fi < len(findings) and findings[fi].end <= in_ls:
+            fi += 1
+        spans = []
+        j = fi
+        while j < len(findings) and findings[j].start < in_le:
+            f = findings[j]
+            spans.append((max(f.start, in_ls) - in_ls, min(f.end, in_le) - in_ls))
+            j += 1
+        line = data[in_ls:in_le]
+        # A span over a structural quote would change the line's shape even where
+        # the result still parses; a line that no longer parses is broken.
+        structural = any(_unescaped_quote(line, a, b) for a, b in spans)
+        if not structural and _is_json(out[out_ls:out_le]):
+            continue
+        if not _is_json(line):
+            continue  # not a JSON line before: no JSON contract to keep
+        fixed = fallback_line(line, spans)
+        if fixed is None or not _is_json(fixed):
+            raise RedactionResidual([JSON_INTEGRITY], [(in_ls, in_le)])
+        repairs.append((out_ls, out_le, fixed))
+    if not repairs:
+        return out, changed
+    pieces: list[bytes] = []
+    last = 0
+    for a, b, rep in repairs:
+        pieces += [out[last:a], rep]
+        last = b
+    pieces.append(out[last:])
+    new_len = {a: len(rep) for a, _, rep in repairs}
+    moved: list[tuple[int, int]] = []
+    delta = 0
+    for a, b in changed:
+        length = new_len.get(a, b - a)
+        moved.append((a + delta, a + delta + length))
+        delta += length - (b - a)
+    return b"".join(pieces), moved
+
+
+def _line_groups(data: bytes, edits: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Edits grouped by the input line(s) they touch:
+    ``(in_line_start, in_line_end, out_line_start, out_line_end)``."""
+    groups: list[list[int]] = []
+    floor = 0
+    for s, e, os_, oe in edits:
+        if groups and s <= groups[-1][1]:
+            g = groups[-1]
+            if e > g[1]:
+                le = data.find(b"\n", e)
+                g[1] = le if le >= 0 else len(data)
+            g[3] = oe + (g[1] - e)
+            continue
+        ls = data.rfind(b"\n", floor, s) + 1
+        le = data.find(b"\n", e)
+        le = le if le >= 0 else len(data)
+        groups.append([ls, le, os_ - (s - ls), oe + (le - e)])
+        floor = le
+    return [tuple(g) for g in groups]
+
+
+def _unescaped_quote(line: bytes, start: int, end: int) -> bool:
+    pos = line.find(b'"', start, end)
+    while pos >= 0:
+        run = 0
+        while pos - run > 0 and line[pos - run - 1] == 0x5C:
+            run += 1
+        if run % 2 == 0:
+            return True
+        pos = line.find(b'"', pos + 1, end)
+    return False
+
+
+def _is_json(line: bytes) -> bool:
+    try:
+        msgspec.json.decode(line)
+    except (msgspec.DecodeError, UnicodeDecodeError, ValueError):
+        return False
+    return True

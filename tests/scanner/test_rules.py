@@ -1,0 +1,71 @@
+"""Every rule of the bundled table, driven by its own positive and negative examples."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from abcd_daemon.scanner.rules import BUNDLED_RULES, IDENTITY_KINDS, SEVERITY_RANK
+
+RULES = {r.name: r for r in BUNDLED_RULES}
+
+
+def _kinds(scanner, text: str) -> set[str]:
+    return {f.rule for f in scanner.scan(text.encode("utf-8"))}
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_rule_finds_each_positive_example(scanner, name):
+    rule = RULES[name]
+    assert rule.positive, f"{name} has no positive example"
+    for text in rule.positive:
+        assert name in _kinds(scanner, text), f"{name} missed its positive example {text!r}"
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_rule_ignores_each_negative_example(scanner, name):
+    rule = RULES[name]
+    assert rule.negative, f"{name} has no negative example"
+    for text in rule.negative:
+        assert name not in _kinds(scanner, text), f"{name} matched its negative example {text!r}"
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_rule_positive_is_found_inside_a_json_string_and_masked(scanner, name):
+    """Embedded mid-line in a JSON string value, each positive is still found."""
+    import json
+
+    rule = RULES[name]
+    for text in rule.positive:
+        line = json.dumps({"type": "user", "message": {"content": "see:\n" + text + "\n(end)"}})
+        assert name in _kinds(scanner, line), f"{name} missed {text!r} inside JSON"
+
+
+def test_rule_table_is_well_formed():
+    names = [r.name for r in BUNDLED_RULES]
+    assert len(names) == len(set(names))
+    for r in BUNDLED_RULES:
+        assert r.severity in SEVERITY_RANK
+        if not r.source:
+            assert r.keywords and all(k == k.lower() for k in r.keywords), r.name
+            re.compile(r.regex.encode())
+
+
+def test_no_bundled_regex_can_match_a_newline():
+    """The line-locality contract: a finding never spans lines (a newline put
+    anywhere inside a positive example is never inside a match)."""
+    for r in BUNDLED_RULES:
+        if r.source:
+            continue
+        for text in r.positive:
+            for i in range(1, len(text)):
+                split = text[:i] + "\n" + text[i:]
+                for m in re.finditer(r.regex.encode(), split.encode()):
+                    assert b"\n" not in m.group(), (r.name, split)
+
+
+def test_identity_and_network_kinds_have_placeholders():
+    for r in BUNDLED_RULES:
+        if r.kind.startswith("net:") or r.source:
+            assert r.kind in IDENTITY_KINDS

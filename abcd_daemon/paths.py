@@ -1,8 +1,10 @@
 """Where everything lives: the one module that computes abcd's paths.
 
 This module is imported by the hook shim, which runs under ``python3 -I -S`` with the
-standard library only, so it imports nothing but the standard library and uses no
-relative imports. It computes names; it never creates, opens or checks anything
+standard library only and counts milliseconds, so it imports nothing at module level
+(not even ``os``: paths are POSIX strings joined with ``/``) and uses no relative
+imports. Callers that have an environment mapping pass it; ``env=None`` means
+``os.environ``. It computes names; it never creates, opens or checks anything
 (creation with its checks is :mod:`abcd_daemon.fsio.dirs`).
 
 Layout (DESIGN §2)::
@@ -19,8 +21,6 @@ The socket is ``$ABCD_SOCKET``, else ``$XDG_RUNTIME_DIR/abcd/daemon.sock``, else
 ``ABCD_HOME/run/daemon.sock`` (machines without a runtime dir, e.g. macOS, CI);
 ``daemon.lock`` lives beside it.
 """
-
-import os
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -39,30 +39,52 @@ GAP_MARKER = "subagent-payload-gap.json"
 LANE_DIRS = (RECORDS, STAGING, QUARANTINE, SESSIONS)
 
 
+def _environ(env):
+    if env is not None:
+        return env
+    import os
+
+    return os.environ
+
+
+def _join(base: str, *parts: str) -> str:
+    return "/".join([base.rstrip("/") or "/"] + list(parts)).replace("//", "/")
+
+
+def user_home(env=None) -> str:
+    """``$HOME``, else the password database's home for this uid."""
+    home = _environ(env).get("HOME", "")
+    if home:
+        return home
+    import os
+
+    return os.path.expanduser("~")
+
+
 def abcd_home(env=None) -> str:
     """The abcd home: ``$ABCD_HOME`` if set and non-empty, else ``~/.abcd``."""
-    env = os.environ if env is None else env
+    env = _environ(env)
     value = env.get("ABCD_HOME", "")
     if value:
         return value
-    return os.path.join(os.path.expanduser("~"), ".abcd")
+    return _join(user_home(env), ".abcd")
 
 
 def socket_path(env=None) -> str:
     """The daemon's Unix socket path (see module docstring for the fallbacks)."""
-    env = os.environ if env is None else env
+    env = _environ(env)
     explicit = env.get("ABCD_SOCKET", "")
     if explicit:
         return explicit
     runtime = env.get("XDG_RUNTIME_DIR", "")
     if runtime:
-        return os.path.join(runtime, "abcd", "daemon.sock")
-    return os.path.join(abcd_home(env), "run", "daemon.sock")
+        return _join(runtime, "abcd", "daemon.sock")
+    return _join(abcd_home(env), "run", "daemon.sock")
 
 
 def lock_path(env=None) -> str:
     """The single-instance lock, beside the socket."""
-    return os.path.join(os.path.dirname(socket_path(env)), "daemon.lock")
+    return _join(socket_path(env).rpartition("/")[0] or ".", "daemon.lock")
 
 
 class Home:

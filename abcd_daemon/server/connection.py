@@ -23,6 +23,7 @@ from ..errors import ProtocolError
 from ..wire import messages as m
 from ..wire.codec import FrameDecoder, encode_frame
 from .instance import peer_uid
+from .replies import answer
 
 log = logging.getLogger("abcd.daemon")
 
@@ -80,9 +81,25 @@ async def serve_connection(stream: trio.SocketStream, daemon) -> None:
                 request = await _receive(stream, decoder)
                 if request is None:
                     return
-                await daemon.answer(stream, request, _send)
+                await answer(daemon, stream, request, _send)
     except (ProtocolError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
             ConnectionError) as exc:
         log.debug("connection closed: %s", exc)
     except OSError as exc:
         log.debug("connection failed: %s", exc)
+
+
+async def serve(daemon, listener: trio.SocketListener, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """Accept connections until the daemon stops; one task per connection."""
+    async with trio.open_nursery() as nursery:
+        task_status.started()
+        while not daemon.stopping.is_set():
+            try:
+                stream = await listener.accept()
+            except (trio.ClosedResourceError, OSError) as exc:
+                if daemon.stopping.is_set():
+                    return
+                log.warning("accept failed: %s", exc)
+                await trio.sleep(0.1)
+                continue
+            nursery.start_soon(serve_connection, stream, daemon)

@@ -1,0 +1,94 @@
+"""The drain loop: budgeted passes over every lane, staged → records / quarantine.
+
+A pass is planned across all lanes (overdue first, main threads before sub-agents,
+oldest first; :mod:`abcd_daemon.queue.plan`) and executed one entry at a time in a
+worker thread behind the redaction limiter, so the socket stays responsive. Passes
+repeat while there is work, then wait for intake or the timer. An entry whose capture
+failed retryably is not planned again until the drain interval has passed, so a
+failing entry cannot monopolise passes; an unexpected exception fails one entry, never
+the loop."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import trio
+
+from ..queue.drain import DrainFailure, EntryOutcome, drain_entry
+from ..queue.plan import plan_pass
+from ..queue.staged import list_staged
+from ..status import PassSummary
+from ..store.lane import Lane, list_lanes
+from ..store.record import format_rfc3339_ns
+
+log = logging.getLogger("abcd.daemon")
+
+
+async def drain_loop(daemon) -> None:
+    while not daemon.stopping.is_set():
+        daemon.drain_wake = trio.Event()
+        while not daemon.stopping.is_set():
+            more = await _drain_pass(daemon)
+            if not more:
+                break
+        with trio.move_on_after(daemon.config.drain_interval_s):
+            await daemon.drain_wake.wait()
+
+def _plan(daemon):
+    now = time.time_ns()
+    entries = [e for lane in list_lanes(daemon.home)
+               for e in list_staged(lane, now_ns=now, ttl_s=daemon.config.staged_ttl_s)]
+    mono = time.monotonic()
+    ready = [e for e in entries if daemon.retry_after.get(e.path, 0) <= mono]
+    return plan_pass(ready, daemon.config.drain_budget)
+
+
+def _drain_one(daemon, entry):
+    try:
+        with daemon.drain_lock:
+            return drain_entry(Lane(daemon.home, entry.root_sha), entry.name,
+                               scanners=daemon.scanners, config=daemon.config,
+                               now_ns=time.time_ns())
+    except Exception as exc:  # noqa: BLE001 - a bug must not stop the drain; retried later
+        log.exception("drain failed unexpectedly on %s", entry.name)
+        return EntryOutcome(status="failed", failure=DrainFailure(
+            root_sha=entry.root_sha, name=entry.name, path=entry.path,
+            session_id=entry.session_id, agent_id=entry.agent_id,
+            error=f"unexpected {type(exc).__name__}: {exc}"))
+
+
+async def _drain_pass(daemon) -> bool:
+    """One pass. Returns True when a further pass has work right away."""
+    plan = await trio.to_thread.run_sync(_plan, daemon, limiter=daemon.io_limiter)
+    if not plan.take:
+        return False
+    started = time.monotonic()
+    summary = PassSummary(remaining=plan.remaining)
+    for entry in plan.take:
+        if daemon.stopping.is_set():
+            break
+        outcome = await trio.to_thread.run_sync(_drain_one, daemon, entry,
+                                                limiter=daemon.redaction_limiter,
+                                                abandon_on_cancel=True)
+        who = entry.session_id + (f" agent {entry.agent_id}" if entry.agent_id else "")
+        if outcome.status == "stored":
+            summary.stored += 1
+            daemon.stats.stored_total += 1
+            log.info("stored %s (%d bytes)", who, outcome.bytes)
+        elif outcome.status == "already-stored":
+            summary.already_stored += 1
+        elif outcome.failure is not None:
+            summary.failed += 1
+            summary.quarantined += int(outcome.failure.quarantined)
+            if not outcome.failure.quarantined:
+                daemon.retry_after[entry.path] = time.monotonic() + daemon.config.drain_interval_s
+            log.warning("could not store %s: %s", who, outcome.failure.error)
+            daemon.stats.last_error = outcome.failure.error
+        summary.extended += int(outcome.extended)
+    summary.seconds = round(time.monotonic() - started, 3)
+    summary.finished_at = format_rfc3339_ns(time.time_ns())
+    daemon.stats.passes += 1
+    daemon.stats.last_pass = summary
+    await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)
+    return plan.remaining > 0 or summary.stored + summary.already_stored > 0

@@ -1,0 +1,65 @@
+"""Answering one request on a connection: the handler runs in a worker thread on the
+limiter its work needs (redaction or plain I/O), then the reply, and for a streaming
+reply its ``Chunk`` frames and ``End``, go back on the stream. Ingest streams
+``Progress`` frames from its worker thread through a memory channel while it runs."""
+
+from __future__ import annotations
+
+import time
+
+import trio
+
+from ..wire import messages as m
+
+
+async def answer(daemon, stream, request, send) -> None:
+    """Answer ``request`` on ``stream``; ``send(stream, message)`` writes one frame."""
+    if isinstance(request, m.IngestRequest):
+        await answer_ingest(daemon, stream, request, send)
+        return
+    if isinstance(request, m.DrainRequest):
+        limiter = daemon.redaction_limiter
+    else:
+        limiter = daemon.io_limiter
+    reply, body = await trio.to_thread.run_sync(daemon.handlers.handle, request, limiter=limiter,
+                                                abandon_on_cancel=True)
+    await send(stream, reply)
+    if isinstance(reply, (m.ShowReply, m.ReconstructReply)):
+        for start in range(0, len(body), m.CHUNK):
+            await send(stream, m.Chunk(data=body[start : start + m.CHUNK]))
+        await send(stream, m.End())
+    if isinstance(request, (m.DrainRequest, m.DiscardRequest)):
+        await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)
+
+
+
+async def answer_ingest(daemon, stream, request, send) -> None:
+    """Run an ingest, streaming throttled ``Progress`` frames, then its report."""
+    send_channel, receive_channel = trio.open_memory_channel(64)
+    token = trio.lowlevel.current_trio_token()
+    last = [0.0]
+
+    def progress(files_done, files_total, bytes_done, bytes_total):
+        now = time.monotonic()
+        if now - last[0] < 0.2 and files_done < files_total:
+            return
+        last[0] = now
+        message = m.Progress(files_done=files_done, files_total=files_total,
+                             bytes_done=bytes_done, bytes_total=bytes_total)
+        try:
+            trio.from_thread.run_sync(send_channel.send_nowait, message, trio_token=token)
+        except (trio.WouldBlock, trio.RunFinishedError):
+            pass
+
+    async def run():
+        reply, _ = await trio.to_thread.run_sync(daemon.handlers.handle, request, progress,
+                                                 limiter=daemon.redaction_limiter)
+        await send_channel.send(reply)
+        await send_channel.aclose()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run)
+        async with receive_channel:
+            async for message in receive_channel:
+                await send(stream, message)
+    daemon.drain_wake.set()

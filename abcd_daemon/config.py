@@ -88,6 +88,8 @@ def parse_config(text: str, *, source: str = "config.toml") -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{source} is not valid TOML ({exc})", hint="fix or remove it") from None
+    except RecursionError:
+        raise InputError(f"{source} nests deeper than any abcd setting", hint="fix or remove it") from None
     changes: dict = {}
     for key, value in data.items():
         if key in _FLOAT_KEYS:

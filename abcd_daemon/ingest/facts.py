@@ -73,7 +73,7 @@ def facts_of(raw: bytes, *, sha256: str = "") -> Facts:
         lines += 1
         try:
             rec = _DECODER.decode(line)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             bad += 1  # not an object, or broken JSON (e.g. a line still being written)
             continue
         _add(cwds, rec.cwd)

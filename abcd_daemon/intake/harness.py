@@ -36,6 +36,8 @@ def transcript_settled(raw: bytes) -> bool:
         msgspec.json.decode(last)
     except msgspec.DecodeError:
         return False
+    except RecursionError:
+        return True  # complete as far as anyone can tell; the drain re-reads it anyway
     return True
 
 
@@ -82,7 +84,7 @@ def read_lineage(transcript_path: str) -> HarnessLineage:
         return HarnessLineage()
     try:
         data = msgspec.json.decode(read_guarded(path, SIDECAR_CAP, what="agent meta sidecar"))
-    except (AbcdError, msgspec.DecodeError):
+    except (AbcdError, msgspec.DecodeError, RecursionError):
         return HarnessLineage()
     if not isinstance(data, dict):
         return HarnessLineage()

@@ -35,6 +35,8 @@ def parse_payload(data: bytes, *, require_agent: bool = False) -> HookPayload:
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
         raise InputError(f"the hook payload is not JSON ({exc})") from None
+    except RecursionError:
+        raise InputError("the hook payload nests deeper than any harness payload") from None
     if not isinstance(raw, dict):
         raise InputError("the hook payload is not a JSON object")
     session_id = raw.get("session_id")

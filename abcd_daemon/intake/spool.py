@@ -67,7 +67,7 @@ def read_item(path: str) -> SpoolItem:
     line, _, payload = data.partition(b"\n")
     try:
         header = msgspec.json.decode(line, type=SpoolHeader)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
         return SpoolItem(name=name, path=path, header=None, payload=data,
                          error=f"the spooled file has no valid abcd header ({exc})")
     return SpoolItem(name=name, path=path, header=header, payload=payload)

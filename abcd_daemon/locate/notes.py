@@ -87,7 +87,7 @@ def read_gap(lane: Lane) -> GapMarker | None:
     """The lane's gap marker, or None when absent or unreadable."""
     try:
         return msgspec.json.decode(read_guarded(lane.gap_marker, SIDECAR_CAP), type=GapMarker)
-    except (AbcdError, msgspec.DecodeError, msgspec.ValidationError):
+    except (AbcdError, msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
 
 

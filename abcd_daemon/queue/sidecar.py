@@ -99,6 +99,8 @@ def decode_sidecar(data: bytes) -> StageSidecar:
         sidecar = msgspec.json.decode(data, type=StageSidecar)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise SidecarError(f"staging sidecar does not parse ({exc})") from None
+    except RecursionError:
+        raise SidecarError("staging sidecar nests deeper than any sidecar abcd writes") from None
     if sidecar.schema != SIDECAR_SCHEMA:
         raise SidecarError(
             f"staging sidecar has schema {sidecar.schema}, this abcd reads {SIDECAR_SCHEMA}",
@@ -120,6 +122,8 @@ def decode_reason(data: bytes) -> QuarantineReason:
         return msgspec.json.decode(data, type=QuarantineReason)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise SidecarError(f"quarantine reason does not parse ({exc})") from None
+    except RecursionError:
+        raise SidecarError("quarantine reason nests deeper than any abcd writes") from None
 
 
 def stem_of(raw_name: str) -> str:

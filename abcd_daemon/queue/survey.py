@@ -45,7 +45,7 @@ def lane_name(lane: Lane) -> str:
         return msgspec.json.decode(
             read_guarded(lane.path / REPOSITORY_NOTE, SIDECAR_CAP), type=RepositoryNote
         ).name
-    except (AbcdError, msgspec.DecodeError, msgspec.ValidationError):
+    except (AbcdError, msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return ""
 
 

@@ -108,7 +108,13 @@ def parse(body: bytes) -> Transcript:
     for value, raw, typed in decoded_lines(body, _DECODE, builder):
         if typed and (value.type is None or (
                 value.message is not None and value.message.role is None)):
-            value, typed = _GENERIC(raw), False  # Go field names: see the docstring
+            # Go field names: see the docstring. The typed decoder skipped fields the
+            # generic one must read, so bytes that are not UTF-8 there surface only now.
+            try:
+                value, typed = _GENERIC(raw.decode("utf-8", "replace").encode()), False
+            except (msgspec.DecodeError, RecursionError):
+                builder.unparseable()
+                continue
         record = value if typed else _lenient(value, builder)
         if record is None:
             builder.line("")

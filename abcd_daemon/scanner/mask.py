@@ -131,7 +131,7 @@ def _any_json_line(region: bytes) -> bool:
         try:
             msgspec.json.decode(line)
             return True
-        except (msgspec.DecodeError, UnicodeDecodeError, ValueError):
+        except (msgspec.DecodeError, UnicodeDecodeError, ValueError, RecursionError):
             continue
     return False
 

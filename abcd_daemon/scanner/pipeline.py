@@ -271,6 +271,6 @@ def _unescaped_quote(line: bytes, start: int, end: int) -> bool:
 def _is_json(line: bytes) -> bool:
     try:
         msgspec.json.decode(line)
-    except (msgspec.DecodeError, UnicodeDecodeError, ValueError):
-        return False
+    except (msgspec.DecodeError, UnicodeDecodeError, ValueError, RecursionError):
+        return False  # past the decoder's depth: not a line whose JSON we can check
     return True

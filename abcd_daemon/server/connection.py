@@ -87,6 +87,8 @@ async def serve_connection(stream: trio.SocketStream, daemon) -> None:
         log.debug("connection closed: %s", exc)
     except OSError as exc:
         log.debug("connection failed: %s", exc)
+    except Exception:  # noqa: BLE001 - one connection must never take the daemon down
+        log.exception("a connection failed unexpectedly; dropped it")
 
 
 async def serve(daemon, listener: trio.SocketListener, task_status=trio.TASK_STATUS_IGNORED) -> None:

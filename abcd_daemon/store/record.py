@@ -93,10 +93,13 @@ def parse_rfc3339_ns(text: str) -> int:
     if not m:
         raise ValueError(f"not an RFC 3339 time: {text!r}")
     y, mo, d, h, mi, s, frac, tz = m.groups()
-    base = _dt.datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), tzinfo=_dt.timezone.utc)
-    if tz not in ("Z", "z"):
-        sign = 1 if tz[0] == "+" else -1
-        base -= sign * _dt.timedelta(hours=int(tz[1:3]), minutes=int(tz[4:6]))
+    try:
+        base = _dt.datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), tzinfo=_dt.timezone.utc)
+        if tz not in ("Z", "z"):
+            sign = 1 if tz[0] == "+" else -1
+            base -= sign * _dt.timedelta(hours=int(tz[1:3]), minutes=int(tz[4:6]))
+    except OverflowError:  # an offset that moves the time out of years 1-9999
+        raise ValueError(f"not a representable time: {text!r}") from None
     ns = (frac or "").ljust(9, "0")
     return int(base.timestamp()) * 1_000_000_000 + int(ns)
 

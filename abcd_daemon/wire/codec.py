@@ -79,6 +79,6 @@ class FrameDecoder:
         self._need = None
         try:
             return self._decoder.decode(payload)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
             self._broken = True
-            raise ProtocolError(f"a frame did not decode as a protocol message ({exc})") from None
+            raise ProtocolError(f"a frame did not decode as a protocol message ({exc!r})") from None

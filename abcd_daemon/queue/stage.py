@@ -69,6 +69,24 @@ def _prior(lane: Lane, meta: CaptureMeta, key: str, now_ns: int, config: Config)
     return prior
 
 
+def _drop_orphan_sidecars(lane: Lane, key: str) -> None:
+    """Remove this key's sidecars whose ``.raw`` never landed (a stage killed between
+    its two writes). Safe under the key lock: no stage of this key is in flight, and a
+    sidecar without its transcript holds no transcript text."""
+    suffix = f"-{key}{SIDECAR_SUFFIX}"
+    try:
+        names = os.listdir(lane.staging)
+    except OSError:
+        return
+    for name in names:
+        if name.endswith(suffix) and len(name) == STAMP_LEN + len(suffix):
+            if not os.path.lexists(lane.staging / (name[: -len(SIDECAR_SUFFIX)] + RAW_SUFFIX)):
+                try:
+                    os.unlink(lane.staging / name)
+                except OSError:
+                    pass
+
+
 def stage(
     lane: Lane,
     raw: bytes,
@@ -93,6 +111,7 @@ def stage(
     sidecar = make_sidecar(meta, staged_ns=now_ns, source_path=source_path,
                            repo_root=repo_root, unsettled=unsettled)
     with key_lock(lane, key, config):
+        _drop_orphan_sidecars(lane, key)
         prior = _prior(lane, meta, key, now_ns, config)
         if prior is not None:
             try:

@@ -123,20 +123,21 @@ class Daemon:
             notify("WATCHDOG=1", self.env)
             await trio.sleep(interval)
 
-    async def signals(self, cancel_scope: trio.CancelScope, listener) -> None:
-        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
-            async for signum in received:
-                if self.stopping.is_set():
-                    log.warning("second signal; exiting now")
-                    os._exit(0)
-                log.info("signal %s: stopping (grace %.0fs)", signal.Signals(signum).name,
-                         self.config.shutdown_grace_s)
-                notify("STOPPING=1", self.env)
-                self.stopping.set()
-                self.intake_wake.set()
-                self.drain_wake.set()
-                await listener.aclose()
-                cancel_scope.deadline = trio.current_time() + self.config.shutdown_grace_s
+    async def signals(self, received, cancel_scope: trio.CancelScope, listener) -> None:
+        """Act on SIGTERM/SIGINT delivered to ``received`` (opened before the socket was
+        bound, so a signal at start-up is queued, not fatal)."""
+        async for signum in received:
+            if self.stopping.is_set():
+                log.warning("second signal; exiting now")
+                os._exit(0)
+            log.info("signal %s: stopping (grace %.0fs)", signal.Signals(signum).name,
+                     self.config.shutdown_grace_s)
+            notify("STOPPING=1", self.env)
+            self.stopping.set()
+            self.intake_wake.set()
+            self.drain_wake.set()
+            await listener.aclose()
+            cancel_scope.deadline = trio.current_time() + self.config.shutdown_grace_s
 
 
 async def resilient(daemon: Daemon, loop) -> None:
@@ -184,8 +185,12 @@ async def run_daemon(home: Home, config: Config, *, env=None, task_status=trio.T
     """Run the daemon until a signal stops it. Raises AlreadyRunning / StorePathError
     before listening; after that it only returns."""
     env = os.environ if env is None else env
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
+        await _run(home, config, env, received, task_status)
+
+
+async def _run(home: Home, config: Config, env, received, task_status) -> None:
     lock_fd = acquire_instance_lock(lock_path(env))
-    daemon = None
     try:
         ensure_chain(home.root, "spool", "new")
         ensure_chain(home.root, "spool", "tmp")
@@ -201,7 +206,7 @@ async def run_daemon(home: Home, config: Config, *, env=None, task_status=trio.T
         try:
             with trio.CancelScope() as scope:
                 async with trio.open_nursery() as nursery:
-                    nursery.start_soon(daemon.signals, scope, listener)
+                    nursery.start_soon(daemon.signals, received, scope, listener)
                     await nursery.start(serve, daemon, listener)
                     await trio.to_thread.run_sync(daemon.write_status)
                     notify("READY=1", env)

@@ -193,3 +193,23 @@ def test_socket_activation_under_systemd_socket_activate(tmp_path):
         if proc.poll() is None:
             proc.kill()
         notify.close()
+
+
+def test_sigterm_the_moment_the_socket_answers_still_exits_zero(tmp_path):
+    env = env_for(tmp_path)
+    for attempt in range(5):
+        daemon = DaemonProc(env, tmp_path / f"d{attempt}.log")
+
+        def connectable():
+            s = socket.socket(socket.AF_UNIX)
+            try:
+                s.connect(env["ABCD_SOCKET"])
+                return True
+            except OSError:
+                return daemon.proc.poll() is not None
+            finally:
+                s.close()
+
+        wait_for(connectable, what="the socket")
+        assert daemon.stop() == 0, daemon.read_log()
+        assert not os.path.exists(env["ABCD_SOCKET"])

@@ -128,3 +128,15 @@ def test_stage_concurrent_same_session_yields_one_copy(lane, config):
                                 range(16)))
     assert sum(r.wrote for r in results) == 1
     assert len([n for n in os.listdir(lane.staging) if n.endswith(".raw")]) == 1
+
+
+def test_a_sidecar_whose_raw_never_landed_is_dropped_by_the_next_stage_of_its_key(lane, config):
+    lane.ensure("staging")
+    orphan = lane.staging / "20260101T000000.000000000Z-agent-k.stage.json"
+    orphan.write_text('{"schema":1,"session_id":"sess-1","staged_at":"2026-01-01T00:00:00Z"}')
+    other = lane.staging / "20260101T000000.000000000Z-agent-z.stage.json"
+    other.write_text('{"schema":1,"session_id":"sess-1","staged_at":"2026-01-01T00:00:00Z"}')
+    stage(lane, b"{}\n", sub("agent-k"), config=config, now_ns=T0 + 5)
+    assert not orphan.exists()  # killed between its two writes: debris of this key
+    assert other.exists()  # another key's files are not this stage's business
+    assert [e.agent_id for e in list_staged(lane, now_ns=T0, ttl_s=1e9)] == ["agent-k"]

@@ -43,18 +43,9 @@ def refuse_symlink_leaf(path) -> None:
         raise StorePathError(f"{str(path)!r} is a symlink; refusing to write through it")
 
 
-def atomic_write(path, data: bytes, *, mode: int = 0o600, durable: bool = True,
-                 sync_dir: bool = True) -> None:
-    """Write ``data`` to ``path`` atomically with permissions ``mode``.
-
-    Raises :class:`StorePathError` if a symlink occupies ``path``; ``OSError`` (ENOSPC,
-    EIO, …) if the write fails, in which case the previous file is untouched and no
-    temp file is left. ``durable=False`` skips the fsyncs (only for throwaway files).
-    ``sync_dir=False`` skips the directory fsync: only for a write that is followed by
-    another durable write into the same directory, whose directory fsync covers both.
-    """
-    path = Path(path)
-    refuse_symlink_leaf(path)
+def _write_temp(path: Path, data: bytes, mode: int, durable: bool) -> str:
+    """Write ``data`` to a new temp file beside ``path``; return its name. On failure
+    the temp file is removed and the OSError names ``path``."""
     fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
     try:
         os.fchmod(fd, mode)
@@ -64,19 +55,72 @@ def atomic_write(path, data: bytes, *, mode: int = 0o600, durable: bool = True,
             view = view[written:]
         if durable:
             os.fsync(fd)
+    except BaseException as exc:
         os.close(fd)
-        fd = -1
-        os.replace(tmp, path)
+        _unlink_quietly(tmp)
+        _name(exc, path)
+        raise
+    os.close(fd)
+    return tmp
+
+
+def _unlink_quietly(path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _name(exc: BaseException, path: Path) -> None:
+    if isinstance(exc, OSError) and exc.filename is None:
+        exc.filename = str(path)  # so every report says which write failed
+
+
+def atomic_write(path, data: bytes, *, mode: int = 0o600, durable: bool = True,
+                 sync_dir: bool = True) -> None:
+    """Write ``data`` to ``path`` atomically with permissions ``mode``.
+
+    Raises :class:`StorePathError` if a symlink occupies ``path``; ``OSError`` (ENOSPC,
+    EIO, …, naming ``path``) if the write fails, in which case the previous file is
+    untouched and no temp file is left. ``durable=False`` skips the fsyncs (only for
+    throwaway files). ``sync_dir=False`` skips the directory fsync: only for a write
+    that is followed by another durable write into the same directory.
+    """
+    atomic_write_all([(path, data)], mode=mode, durable=durable, sync_dir=sync_dir)
+
+
+def atomic_write_all(items, *, mode: int = 0o600, durable: bool = True,
+                     sync_dir: bool = True) -> None:
+    """Replace several files of ONE directory, all or (almost surely) none.
+
+    Every new content is written and fsynced to a temp file first; only when all of
+    them are on disk are they renamed into place, in order, and the directory fsynced
+    once. A failed write (ENOSPC, EIO) therefore changes nothing. A rename failing
+    after an earlier one succeeded — which needs the filesystem to fail between two
+    renames in one directory — leaves the earlier files replaced; the caller orders
+    ``items`` so that this state is the safe one.
+    """
+    items = [(Path(p), d) for p, d in items]
+    for path, _ in items:
+        refuse_symlink_leaf(path)
+    temps: list[str] = []
+    try:
+        for path, data in items:
+            temps.append(_write_temp(path, data, mode, durable))
+        for i, (path, _) in enumerate(items):
+            try:
+                os.replace(temps[i], path)
+            except OSError as exc:
+                _name(exc, path)
+                raise
+            temps[i] = ""
     except BaseException:
-        if fd >= 0:
-            os.close(fd)
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        for tmp in temps:
+            if tmp:
+                _unlink_quietly(tmp)
         raise
     if durable and sync_dir:
-        fsync_dir(path.parent)
+        fsync_dir(items[0][0].parent)
 
 
 def sweep_temp_files(directory) -> int:

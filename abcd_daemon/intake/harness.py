@@ -41,6 +41,27 @@ def transcript_settled(raw: bytes) -> bool:
     return True
 
 
+def has_json_object_line(raw: bytes, *, probe: int = 1000) -> bool:
+    """True when one of the first ``probe`` non-blank lines of ``raw`` is a JSON object —
+    the least a JSONL transcript of any harness has. Guards intake against a payload
+    naming an arbitrary file (``/etc/shadow``) as its transcript."""
+    seen = 0
+    for line in raw.split(b"\n"):
+        line = line.strip()
+        if not line:
+            continue
+        if line[:1] == b"{":
+            try:
+                if isinstance(msgspec.json.decode(line), dict):
+                    return True
+            except (msgspec.DecodeError, RecursionError):
+                pass
+        seen += 1
+        if seen >= probe:
+            return False
+    return False
+
+
 def read_settled(path: str, *, timeout_s: float, poll_s: float,
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic) -> tuple[bytes, bool]:
@@ -52,8 +73,8 @@ def read_settled(path: str, *, timeout_s: float, poll_s: float,
         raw = read_guarded(path, TRANSCRIPT_CAP, what="transcript", allow_empty=False)
         if transcript_settled(raw):
             return raw, True
-        if clock() >= deadline:
-            return raw, False
+        if clock() >= deadline or not has_json_object_line(raw):
+            return raw, False  # waiting cannot make a file that is not JSONL into one
         sleep(poll_s)
 
 

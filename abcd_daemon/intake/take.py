@@ -27,7 +27,7 @@ from ..locate.notes import note_gap
 from ..paths import Home
 from ..queue.stage import stage
 from ..store.meta import CaptureMeta
-from .harness import read_lineage, read_settled
+from .harness import has_json_object_line, read_lineage, read_settled
 from .payload import parse_payload
 from .resolve import LaneResolver
 from .spool import move_to_failed, read_item
@@ -121,6 +121,9 @@ def take(home: Home, path: str, *, resolver: LaneResolver, config: Config, now_n
                                     poll_s=config.settle_poll_s, sleep=sleep)
     except ReadRefused as exc:
         return fail(str(exc))
+    if not has_json_object_line(raw):
+        return fail(f"{transcript!r} is not a JSONL transcript (none of its lines is a JSON "
+                    "object); nothing was staged")
     if not settled:
         out.warnings.append("the transcript's last line was still incomplete after waiting; "
                             "staged what is on disk, which may be short")

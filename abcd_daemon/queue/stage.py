@@ -24,7 +24,7 @@ import msgspec
 
 from ..config import Config
 from ..errors import AbcdError, InputError
-from ..fsio.atomic import atomic_write
+from ..fsio.atomic import atomic_write_all
 from ..fsio.dirs import ensure_dir
 from ..fsio.guarded import read_guarded
 from ..fsio.locks import file_lock
@@ -67,6 +67,13 @@ def _prior(lane: Lane, meta: CaptureMeta, key: str, now_ns: int, config: Config)
         if (entry.session_id, entry.agent_id) == (meta.session_id, meta.agent_id):
             prior = entry
     return prior
+
+
+def _unlink_quietly(path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _drop_orphan_sidecars(lane: Lane, key: str) -> None:
@@ -125,16 +132,13 @@ def stage(
             name = f"{compact_stamp(now_ns)}-{key}{RAW_SUFFIX}"
         raw_path = lane.staging / name
         sidecar_path = lane.staging / (stem_of(name) + SIDECAR_SUFFIX)
-        # One directory fsync after the .raw makes both renames durable (same directory).
-        atomic_write(sidecar_path, encode_json(sidecar), sync_dir=False)
+        # Both files are written before either is renamed into place, sidecar first:
+        # a failed write leaves the previous copy and its own sidecar untouched.
         try:
-            atomic_write(raw_path, raw)
+            atomic_write_all([(sidecar_path, encode_json(sidecar)), (raw_path, raw)])
         except BaseException:
-            if prior is None:
-                try:
-                    os.unlink(sidecar_path)
-                except OSError:
-                    pass
+            if prior is None and not os.path.lexists(raw_path):
+                _unlink_quietly(sidecar_path)  # renamed in, then its .raw failed
             raise
         entry, _ = describe(lane, name, now_ns=now_ns, ttl_s=config.staged_ttl_s)
     return StageResult(

@@ -225,6 +225,16 @@ BUNDLED_RULES: tuple[Rule, ...] = (
         negative=("sk_test_helper", "mask_test_" + _A20),
     ),
     Rule(
+        # crypt(3) password hashes (/etc/shadow lines, htpasswd, database dumps).
+        name="crypt_hash", kind="token:crypt_hash", severity=HARD,
+        keywords=("$1$", "$2a$", "$2b$", "$2y$", "$5$", "$6$", "$7$", "$y$", "$gy$"),
+        regex=r"\$(?:1|2[aby]|5|6|7|y|gy)\$[./A-Za-z0-9$=,]{20,}", boundary="",
+        positive=("root:$6$Xq3kL9pz$" + _A20 + _A36 + ":19000:0:99999:7:::",
+                  "$2b$12$" + _A36 + "abcdefghijklmnopq",
+                  "admin:$y$j9T$" + _A20 + "$" + _A20 + ":"),
+        negative=("it costs $5$ each", "$6$short$x", "a $1$ bill and a $2b$ note"),
+    ),
+    Rule(
         name="jwt_shaped", kind="token:jwt_shaped", severity=HARD, keywords=("eyj",),
         regex=r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
         positive=(_JWT, "Authorization: Bearer " + _JWT),

@@ -31,7 +31,7 @@ from typing import Callable
 import msgspec
 
 from ..config import Config
-from ..errors import AbcdError, FrameLost, InputError
+from ..errors import AbcdError, FrameLost, InputError, RetryableError
 from ..fsio.atomic import atomic_write
 from ..fsio.locks import file_lock
 from ..paths import RECORDS
@@ -145,7 +145,13 @@ def capture(
         )
         name = _free_name(lane, record, now_ns)
         data = format_record(record, body)
-        atomic_write(lane.records / name, data)
+        try:
+            atomic_write(lane.records / name, data)
+        except OSError as exc:
+            raise RetryableError(
+                f"could not write the record {name} ({exc.strerror or exc})",
+                hint="nothing was stored; the transcript stays staged and is retried",
+            ) from exc
         record.name = name
         record.body_bytes = len(body)
         retired = _retire(lane, superseded, name)

@@ -82,6 +82,8 @@ class Daemon:
         self.stats = DaemonStatus(version=__version__, pid=os.getpid(),
                                   started_at=format_rfc3339_ns(self.started_ns),
                                   home=str(home.root))
+        #: path → trio time before which a failed item is not retried (trio's clock is
+        #: the daemon's clock: every timer in the loops is measured on it).
         self.retry_after: dict[str, float] = {}
         self.handlers = Handlers(home, config, self.scanners, drain_lock=self.drain_lock,
                                  status=self.snapshot)

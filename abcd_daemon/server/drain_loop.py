@@ -35,12 +35,11 @@ async def drain_loop(daemon) -> None:
         with trio.move_on_after(daemon.config.drain_interval_s):
             await daemon.drain_wake.wait()
 
-def _plan(daemon):
+def _plan(daemon, now_trio: float):
     now = time.time_ns()
     entries = [e for lane in list_lanes(daemon.home)
                for e in list_staged(lane, now_ns=now, ttl_s=daemon.config.staged_ttl_s)]
-    mono = time.monotonic()
-    ready = [e for e in entries if daemon.retry_after.get(e.path, 0) <= mono]
+    ready = [e for e in entries if daemon.retry_after.get(e.path, 0) <= now_trio]
     return plan_pass(ready, daemon.config.drain_budget)
 
 
@@ -60,7 +59,8 @@ def _drain_one(daemon, entry):
 
 async def _drain_pass(daemon) -> bool:
     """One pass. Returns True when a further pass has work right away."""
-    plan = await trio.to_thread.run_sync(_plan, daemon, limiter=daemon.io_limiter)
+    plan = await trio.to_thread.run_sync(_plan, daemon, trio.current_time(),
+                                         limiter=daemon.io_limiter)
     if not plan.take:
         return False
     started = time.monotonic()
@@ -82,7 +82,7 @@ async def _drain_pass(daemon) -> bool:
             summary.failed += 1
             summary.quarantined += int(outcome.failure.quarantined)
             if not outcome.failure.quarantined:
-                daemon.retry_after[entry.path] = time.monotonic() + daemon.config.drain_interval_s
+                daemon.retry_after[entry.path] = trio.current_time() + daemon.config.drain_interval_s
             log.warning("could not store %s: %s", who, outcome.failure.error)
             daemon.stats.last_error = outcome.failure.error
         summary.extended += int(outcome.extended)

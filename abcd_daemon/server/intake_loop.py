@@ -25,7 +25,7 @@ async def intake_loop(daemon) -> None:
     while not daemon.stopping.is_set():
         daemon.intake_wake = trio.Event()
         paths = await trio.to_thread.run_sync(list_spool, dirs, limiter=daemon.io_limiter)
-        now = time.monotonic()
+        now = trio.current_time()
         taken = 0
         for path in paths:
             if daemon.stopping.is_set():
@@ -36,7 +36,7 @@ async def intake_loop(daemon) -> None:
             taken += 1
             _log_intake(outcome)
             if outcome.status == "retry":
-                daemon.retry_after[path] = time.monotonic() + min(daemon.config.sweep_interval_s, 5.0)
+                daemon.retry_after[path] = trio.current_time() + min(daemon.config.sweep_interval_s, 5.0)
             else:
                 daemon.retry_after.pop(path, None)
                 daemon.stats.intake_total += 1

@@ -28,6 +28,9 @@ class SidecarError(AbcdError):
 
 
 class StageSidecar(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The ``.stage.json`` format (reference §1.4): schema, stage time, every
+    :class:`~abcd_daemon.store.meta.CaptureMeta` field, and where the bytes came from."""
+
     schema: int
     session_id: str
     staged_at: str
@@ -49,19 +52,8 @@ class StageSidecar(msgspec.Struct, kw_only=True, omit_defaults=True):
     unsettled: bool = False
 
     def meta(self) -> CaptureMeta:
-        return CaptureMeta(
-            session_id=self.session_id,
-            agent_id=self.agent_id,
-            parent_agent_id=self.parent_agent_id,
-            agent_type=self.agent_type,
-            spawn_depth=self.spawn_depth,
-            spawn_tool_use_id=self.spawn_tool_use_id,
-            lineage_source=self.lineage_source,
-            spawn_attribution=self.spawn_attribution,
-            adopted_project=self.adopted_project,
-            source_kind=self.source_kind,
-            source_tool=self.source_tool,
-        )
+        """The lineage this sidecar carries (its fields named as CaptureMeta's)."""
+        return CaptureMeta(**{f: getattr(self, f) for f in CaptureMeta.__struct_fields__})
 
     @property
     def staged_ns(self) -> int:

@@ -34,7 +34,7 @@ from ..store.lane import Lane
 from ..store.meta import CaptureMeta
 from ..store.record import compact_stamp
 from .sidecar import RAW_SUFFIX, SIDECAR_SUFFIX, STAMP_LEN, encode_json, make_sidecar, stem_of
-from .staged import StagedEntry, raw_names, describe
+from .staged import StagedEntry, describe, entry_for
 
 
 class StageResult(msgspec.Struct, kw_only=True):
@@ -55,10 +55,11 @@ def key_lock(lane: Lane, key: str, config: Config):
     return file_lock(lane.stage_locks / f"{stripe:02d}.lock", config.stage_lock_timeout_s)
 
 
-def _prior(lane: Lane, meta: CaptureMeta, key: str, now_ns: int, config: Config):
+def _prior(lane: Lane, names: list[str], meta: CaptureMeta, key: str, now_ns: int,
+           config: Config):
     suffix = f"-{key}{RAW_SUFFIX}"
     prior = None
-    for name in raw_names(lane.staging):
+    for name in sorted(names):
         if not name.endswith(suffix) or len(name) != STAMP_LEN + len(suffix):
             continue
         entry, sidecar = describe(lane, name, now_ns=now_ns, ttl_s=config.staged_ttl_s)
@@ -76,22 +77,16 @@ def _unlink_quietly(path) -> None:
         pass
 
 
-def _drop_orphan_sidecars(lane: Lane, key: str) -> None:
+def _drop_orphan_sidecars(lane: Lane, names: list[str], key: str) -> None:
     """Remove this key's sidecars whose ``.raw`` never landed (a stage killed between
     its two writes). Safe under the key lock: no stage of this key is in flight, and a
     sidecar without its transcript holds no transcript text."""
     suffix = f"-{key}{SIDECAR_SUFFIX}"
-    try:
-        names = os.listdir(lane.staging)
-    except OSError:
-        return
+    present = set(names)
     for name in names:
         if name.endswith(suffix) and len(name) == STAMP_LEN + len(suffix):
-            if not os.path.lexists(lane.staging / (name[: -len(SIDECAR_SUFFIX)] + RAW_SUFFIX)):
-                try:
-                    os.unlink(lane.staging / name)
-                except OSError:
-                    pass
+            if name[: -len(SIDECAR_SUFFIX)] + RAW_SUFFIX not in present:
+                _unlink_quietly(lane.staging / name)
 
 
 def stage(
@@ -118,8 +113,9 @@ def stage(
     sidecar = make_sidecar(meta, staged_ns=now_ns, source_path=source_path,
                            repo_root=repo_root, unsettled=unsettled)
     with key_lock(lane, key, config):
-        _drop_orphan_sidecars(lane, key)
-        prior = _prior(lane, meta, key, now_ns, config)
+        names = os.listdir(lane.staging)  # one listing serves both searches below
+        _drop_orphan_sidecars(lane, names, key)
+        prior = _prior(lane, names, meta, key, now_ns, config)
         if prior is not None:
             try:
                 same = read_guarded(prior.path, TRANSCRIPT_CAP, what="staged transcript") == raw
@@ -140,7 +136,7 @@ def stage(
             if prior is None and not os.path.lexists(raw_path):
                 _unlink_quietly(sidecar_path)  # renamed in, then its .raw failed
             raise
-        entry, _ = describe(lane, name, now_ns=now_ns, ttl_s=config.staged_ttl_s)
+        entry = entry_for(lane, name, sidecar, len(raw), now_ns=now_ns, ttl_s=config.staged_ttl_s)
     return StageResult(
         entry=entry,
         wrote=True,

@@ -124,17 +124,39 @@ def describe(lane: Lane, name: str, *, now_ns: int, ttl_s: float) -> tuple[Stage
                 "legacy staged file without a sidecar whose name carries no usable session id"
             )
     if sidecar is not None:
-        for field in ("session_id", "agent_id", "agent_type", "parent_agent_id", "spawn_depth",
-                      "spawn_attribution", "lineage_source", "source_path", "unsettled"):
-            setattr(entry, field, getattr(sidecar, field))
-        entry.staged_ns = sidecar.staged_ns
+        _from_sidecar(entry, sidecar)
     else:
         entry.staged_ns = mtime_ns
-    entry.staged_at = format_rfc3339_ns(entry.staged_ns)
-    entry.overdue = entry.staged_ns > 0 and (now_ns - entry.staged_ns) > ttl_s * 1e9
+    _age(entry, now_ns, ttl_s)
     if entry.error:
         sidecar = None
     return entry, sidecar
+
+
+_LISTED_FIELDS = ("session_id", "agent_id", "agent_type", "parent_agent_id", "spawn_depth",
+                  "spawn_attribution", "lineage_source", "source_path", "unsettled")
+
+
+def _from_sidecar(entry: StagedEntry, sidecar: StageSidecar) -> None:
+    for field in _LISTED_FIELDS:
+        setattr(entry, field, getattr(sidecar, field))
+    entry.staged_ns = sidecar.staged_ns
+
+
+def _age(entry: StagedEntry, now_ns: int, ttl_s: float) -> None:
+    entry.staged_at = format_rfc3339_ns(entry.staged_ns)
+    entry.overdue = entry.staged_ns > 0 and (now_ns - entry.staged_ns) > ttl_s * 1e9
+
+
+def entry_for(lane: Lane, name: str, sidecar: StageSidecar, size: int, *, now_ns: int,
+              ttl_s: float) -> StagedEntry:
+    """The listing of an entry just written with ``sidecar`` (no re-read needed)."""
+    entry = StagedEntry(root_sha=lane.root_sha, name=name, path=str(lane.staging / name),
+                        bytes=size,
+                        sidecar_path=str(lane.staging / (stem_of(name) + SIDECAR_SUFFIX)))
+    _from_sidecar(entry, sidecar)
+    _age(entry, now_ns, ttl_s)
+    return entry
 
 
 def list_staged(lane: Lane, *, now_ns: int, ttl_s: float) -> list[StagedEntry]:

@@ -127,3 +127,20 @@ def ask(request, *, stream: bool = False):
     with client:
         reply = client.request(request)
         return (reply, client.body()) if stream else reply
+
+
+def ask_with_progress(request, on_progress=None):
+    """Like :func:`ask` for a request whose reply streams ``Progress`` frames first
+    (ingest, drain): each is handed to ``on_progress(files_done, files_total,
+    bytes_done, bytes_total)``; returns the final reply, or None when no daemon answers."""
+    client = daemon()
+    if client is None:
+        return None
+    with client:
+        message = client.request(request)
+        while isinstance(message, m.Progress):
+            if on_progress is not None:
+                on_progress(message.files_done, message.files_total, message.bytes_done,
+                            message.bytes_total)
+            message = client._receive()
+        return message

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from typing import List, Optional
 
 import typer
@@ -31,58 +30,10 @@ import typer
 from abcd_daemon.errors import AbcdError, InputError
 
 from .. import output, runtime
+from ..progress import Bar
 
 #: How many unowned / skipped transcripts the text summary names before "and N more".
 _SHOWN = 20
-
-
-class Bar:
-    """A one-line progress bar on a terminal: ``\\r``-redrawn, throttled, cleared at the
-    end. Phases (reading, staging, draining) are told apart by their totals changing or
-    their count going back (the daemon may drop a phase's first, zero, message)."""
-
-    PHASES = ("reading", "staging", "draining")
-
-    def __init__(self, stream) -> None:
-        self.stream = stream
-        self.phase = -1
-        self.key: tuple[int, int] | None = None
-        self.last_done = 0
-        self.started = 0.0
-        self.drawn_at = 0.0
-        self.width = 0
-
-    def __call__(self, files_done: int, files_total: int, bytes_done: int, bytes_total: int) -> None:
-        now = time.monotonic()
-        if (files_total, bytes_total) != self.key or files_done < self.last_done:
-            self.phase, self.key, self.started = self.phase + 1, (files_total, bytes_total), now
-        self.last_done = files_done
-        if now - self.drawn_at < 0.1 and files_done < files_total:
-            return
-        self.drawn_at = now
-        label = self.PHASES[min(self.phase, len(self.PHASES) - 1)]
-        fraction = bytes_done / bytes_total if bytes_total else (files_done / files_total if files_total else 1)
-        filled = int(fraction * 20)
-        eta = ""
-        elapsed = now - self.started
-        if 0 < fraction < 1 and elapsed > 0.5:
-            eta = f"  ETA {_duration(elapsed / fraction - elapsed)}"
-        line = (f"{label:<9}[{'#' * filled}{'.' * (20 - filled)}] {files_done}/{files_total} files  "
-                f"{output.human_bytes(bytes_done)} of {output.human_bytes(bytes_total)}{eta}")
-        self.stream.write("\r" + line.ljust(self.width))
-        self.stream.flush()
-        self.width = len(line)
-
-    def close(self) -> None:
-        if self.width:
-            self.stream.write("\r" + " " * self.width + "\r")
-            self.stream.flush()
-            self.width = 0
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(seconds + 0.5)
-    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
 
 
 def _request(roots: list[str], since: str, into: str, dry_run: bool, drain: bool):
@@ -108,28 +59,20 @@ def _request(roots: list[str], since: str, into: str, dry_run: bool, drain: bool
 
 def _via_daemon(req, bar):
     """The daemon's report, or None when no daemon answers."""
-    import itertools
-
     import msgspec
 
     from abcd_daemon.ingest.report import IngestReport
     from abcd_daemon.wire import messages as m
 
-    from ..connect import daemon
+    from ..connect import ask_with_progress
 
-    client = daemon()
-    if client is None:
+    reply = ask_with_progress(req, bar)
+    if reply is None:
         return None
-    with client:
-        first = client.request(req)
-        stream = itertools.chain([first], client.messages()) if isinstance(first, m.Progress) else [first]
-        for message in stream:
-            if isinstance(message, m.Progress):
-                if bar is not None:
-                    bar(message.files_done, message.files_total, message.bytes_done, message.bytes_total)
-            elif isinstance(message, m.IngestReply):
-                return msgspec.json.decode(message.report_json, type=IngestReport)
-    raise AbcdError("the daemon ended the ingest without a report", hint="check its log; rerun the command")
+    if not isinstance(reply, m.IngestReply):
+        raise AbcdError("the daemon ended the ingest without a report",
+                        hint="check its log; rerun the command")
+    return msgspec.json.decode(reply.report_json, type=IngestReport)
 
 
 def _in_process(req, bar):
@@ -237,7 +180,7 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the IngestReport as one JSON document."),
     ) -> None:
         """Recover transcripts already on disk into their repositories' corpora. Works anywhere."""
-        bar = Bar(sys.stderr) if sys.stderr.isatty() else None
+        bar = Bar(sys.stderr, phases=("reading", "staging", "draining")) if sys.stderr.isatty() else None
         try:
             req = _request(roots or [], since, into, dry_run, not no_drain)
             report = _via_daemon(req, bar)

@@ -156,18 +156,28 @@ def register(app, history, daemon) -> None:
         try:
             if max_bytes < 0 or max_count < 0:
                 raise InputError("--max-bytes and --max-count must be >= 0 (0 = unbounded)")
+            import sys
+
             from abcd_daemon.wire.messages import DrainRequest
 
-            from ..connect import ask
+            from ..connect import ask_with_progress
+            from ..progress import Bar
 
             _, lane = runtime.checkout()
-            reply = ask(DrainRequest(root_sha=lane.root_sha, max_bytes=max_bytes, max_count=max_count))
-            if reply is not None:
-                result = reply.result
-            else:
-                cfg = runtime.config()
-                result = drain_pass([lane], DrainBudget(max_bytes=max_bytes, max_count=max_count),
-                                    scanners=ScannerPool(cfg), config=cfg)
+            bar = Bar(sys.stderr, phases=("draining",)) if sys.stderr.isatty() and not as_json else None
+            try:
+                budget = DrainBudget(max_bytes=max_bytes, max_count=max_count)
+                reply = ask_with_progress(DrainRequest(root_sha=lane.root_sha, max_bytes=max_bytes,
+                                                       max_count=max_count), bar)
+                if reply is not None:
+                    result = reply.result
+                else:
+                    cfg = runtime.config()
+                    result = drain_pass([lane], budget, scanners=ScannerPool(cfg), config=cfg,
+                                        progress=bar)
+            finally:
+                if bar is not None:
+                    bar.close()
         except AbcdError as err:
             output.fail(err, as_json=as_json)
         if as_json:

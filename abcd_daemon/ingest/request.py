@@ -21,9 +21,7 @@ from typing import Callable
 
 from ..config import Config, DrainBudget
 from ..paths import Home
-from ..queue.drain import DrainResult, broken_outcome, drain_entry
-from ..queue.plan import plan_pass
-from ..queue.staged import list_staged
+from ..queue.drain import DrainResult, drain_pass
 from ..store.lane import Lane
 from .layout import DEFAULT_ROOT
 from .report import IngestReport
@@ -32,27 +30,9 @@ from .run import Progress, ingest
 
 def drain_lanes(lanes: list[Lane], *, scanners, config: Config, now_ns: Callable[[], int] = time.time_ns,
                 progress: Progress | None = None) -> DrainResult:
-    """Drain ``lanes`` completely, one entry at a time, reporting progress per entry.
-    Never raises for an entry (its failure is in the result)."""
-    start = now_ns()
-    entries = [e for lane in lanes for e in list_staged(lane, now_ns=start, ttl_s=config.staged_ttl_s)]
-    plan = plan_pass(entries, DrainBudget())
-    result = DrainResult(remaining=plan.remaining, overdue=plan.overdue)
-    for entry in plan.broken:
-        result.failed.append(broken_outcome(entry).failure)  # type: ignore[arg-type]
-    by_sha = {lane.root_sha: lane for lane in lanes}
-    done = 0
-    if progress:
-        progress(0, len(plan.take), 0, plan.take_bytes)
-    for i, entry in enumerate(plan.take, 1):
-        outcome = drain_entry(by_sha[entry.root_sha], entry.name, scanners=scanners, config=config,
-                              now_ns=now_ns())
-        if outcome.status != "gone":
-            result.add(outcome)
-        done += entry.bytes
-        if progress:
-            progress(i, len(plan.take), done, plan.take_bytes)
-    return result
+    """Drain ``lanes`` completely (no budget), reporting progress per entry."""
+    return drain_pass(lanes, DrainBudget(), scanners=scanners, config=config, now_ns=now_ns,
+                      progress=progress)
 
 
 def ingest_request(home: Home, req, *, config: Config, scanners,

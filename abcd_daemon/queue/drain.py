@@ -174,8 +174,11 @@ def drain_entry(lane: Lane, name: str, *, scanners, config: Config, now_ns: int,
 
 def drain_pass(lanes: list[Lane], budget: DrainBudget, *, scanners, config: Config,
                now_ns: Callable[[], int] = time.time_ns,
-               clock: Callable[[], float] = time.monotonic) -> DrainResult:
-    """Plan and run one synchronous pass over ``lanes`` (the CLI's drain)."""
+               clock: Callable[[], float] = time.monotonic,
+               progress: Callable[[int, int, int, int], None] | None = None) -> DrainResult:
+    """Plan and run one synchronous pass over ``lanes`` (the CLI's and ingest's drain).
+    ``progress(done, total, bytes_done, bytes_total)`` is called before the first entry
+    and after each one. Never raises for an entry: its failure is in the result."""
     start = now_ns()
     entries = [e for lane in lanes for e in list_staged(lane, now_ns=start, ttl_s=config.staged_ttl_s)]
     plan = plan_pass(entries, budget)
@@ -183,9 +186,15 @@ def drain_pass(lanes: list[Lane], budget: DrainBudget, *, scanners, config: Conf
     for entry in plan.broken:
         result.failed.append(broken_outcome(entry).failure)  # type: ignore[arg-type]
     by_sha = {lane.root_sha: lane for lane in lanes}
-    for entry in plan.take:
+    done_bytes = 0
+    if progress:
+        progress(0, len(plan.take), 0, plan.take_bytes)
+    for i, entry in enumerate(plan.take, 1):
         outcome = drain_entry(by_sha[entry.root_sha], entry.name, scanners=scanners,
                               config=config, now_ns=now_ns(), clock=clock)
         if outcome.status != "gone":
             result.add(outcome)
+        done_bytes += entry.bytes
+        if progress:
+            progress(i, len(plan.take), done_bytes, plan.take_bytes)
     return result

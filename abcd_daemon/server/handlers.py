@@ -28,6 +28,9 @@ from ..wire import messages as m
 
 log = logging.getLogger("abcd.daemon")
 
+#: Requests whose handler takes a progress callback (their replies stream Progress).
+_PROGRESSING = (m.IngestRequest, m.DrainRequest)
+
 
 def error_reply(exc: BaseException) -> m.ErrorReply:
     if isinstance(exc, AbcdError):
@@ -57,7 +60,7 @@ class Handlers:
         """Answer ``req``. Returns (reply, body); body is b"" for non-streaming replies."""
         try:
             method = getattr(self, "_" + type(req).__name__)
-            result = method(req, progress) if type(req) is m.IngestRequest else method(req)
+            result = method(req, progress) if type(req) in _PROGRESSING else method(req)
             return result if isinstance(result, tuple) else (result, b"")
         except BaseException as exc:  # noqa: BLE001 - every failure becomes a reply
             return error_reply(exc), b""
@@ -84,11 +87,11 @@ class Handlers:
         return m.StagedReply(staged=list_staged(lane, now_ns=now, ttl_s=self.config.staged_ttl_s),
                              quarantined=list_quarantined(lane), gap=read_gap(lane))
 
-    def _DrainRequest(self, req):
+    def _DrainRequest(self, req, progress=None):
         lanes = [self.lane(req.root_sha)] if req.root_sha else list_lanes(self.home)
         with self.drain_lock:
             result = drain_pass(lanes, DrainBudget(max_bytes=req.max_bytes, max_count=req.max_count),
-                                scanners=self.scanners, config=self.config)
+                                scanners=self.scanners, config=self.config, progress=progress)
         return m.DrainReply(result=result)
 
     def _DiscardRequest(self, req):

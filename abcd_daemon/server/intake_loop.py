@@ -59,7 +59,8 @@ def _take(daemon, path: str):
 def _log_intake(outcome) -> None:
     who = outcome.session_id + (f" agent {outcome.agent_id}" if outcome.agent_id else "")
     level = logging.WARNING if outcome.status in ("failed", "retry") else logging.INFO
-    log.log(level, "intake %s %s %s%s", outcome.status, outcome.event, who,
+    via = f" (repository resolved via {outcome.via})" if outcome.via else ""
+    log.log(level, "intake %s %s %s%s%s", outcome.status, outcome.event, who, via,
             f": {outcome.message}" if outcome.message else "")
     for warning in outcome.warnings:
         log.warning("intake %s: %s", who, warning)

@@ -1,7 +1,8 @@
 """Answering one request on a connection: the handler runs in a worker thread on the
 limiter its work needs (redaction or plain I/O), then the reply, and for a streaming
 reply its ``Chunk`` frames and ``End``, go back on the stream. Ingest streams
-``Progress`` frames from its worker thread through a memory channel while it runs."""
+``Progress`` frames from its worker thread through a memory channel while it runs, and
+so does a drain."""
 
 from __future__ import annotations
 
@@ -14,27 +15,24 @@ from ..wire import messages as m
 
 async def answer(daemon, stream, request, send) -> None:
     """Answer ``request`` on ``stream``; ``send(stream, message)`` writes one frame."""
-    if isinstance(request, m.IngestRequest):
-        await answer_ingest(daemon, stream, request, send)
+    if isinstance(request, (m.IngestRequest, m.DrainRequest)):
+        await answer_with_progress(daemon, stream, request, send)
         return
-    if isinstance(request, m.DrainRequest):
-        limiter = daemon.redaction_limiter
-    else:
-        limiter = daemon.io_limiter
-    reply, body = await trio.to_thread.run_sync(daemon.handlers.handle, request, limiter=limiter,
-                                                abandon_on_cancel=True)
+    reply, body = await trio.to_thread.run_sync(daemon.handlers.handle, request,
+                                                limiter=daemon.io_limiter, abandon_on_cancel=True)
     await send(stream, reply)
     if isinstance(reply, (m.ShowReply, m.ReconstructReply)):
         for start in range(0, len(body), m.CHUNK):
             await send(stream, m.Chunk(data=body[start : start + m.CHUNK]))
         await send(stream, m.End())
-    if isinstance(request, (m.DrainRequest, m.DiscardRequest)):
+    if isinstance(request, m.DiscardRequest):
         await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)
 
 
 
-async def answer_ingest(daemon, stream, request, send) -> None:
-    """Run an ingest, streaming throttled ``Progress`` frames, then its report."""
+async def answer_with_progress(daemon, stream, request, send) -> None:
+    """Run an ingest or a drain (on the redaction limiter), streaming throttled
+    ``Progress`` frames, then its reply."""
     send_channel, receive_channel = trio.open_memory_channel(64)
     token = trio.lowlevel.current_trio_token()
     last = [0.0]
@@ -63,3 +61,4 @@ async def answer_ingest(daemon, stream, request, send) -> None:
             async for message in receive_channel:
                 await send(stream, message)
     daemon.drain_wake.set()
+    await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)

@@ -130,3 +130,44 @@ def test_a_bad_config_file_is_named_in_the_error(in_repo, cli):
     home.config_file.write_text("drain_interval_s = -3\n")
     code, _, err = cli("history", "staged")
     assert code == 2 and "drain_interval_s must be a positive number" in err
+
+
+def _stage_some(sha, n):
+    from abcd_daemon.config import Config
+    from abcd_daemon.paths import Home
+    from abcd_daemon.queue.stage import stage
+    from abcd_daemon.store.lane import Lane
+    from abcd_daemon.store.meta import CaptureMeta
+
+    lane = Lane(Home.from_env(), sha)
+    for i in range(n):
+        stage(lane, (LINE * 50).encode(), CaptureMeta(session_id=f"s{i}"), config=Config(),
+              now_ns=1_767_225_600 * 10**9 + i)
+    return lane
+
+
+def test_drain_draws_a_progress_bar_on_a_terminal_and_stays_quiet_when_piped(in_repo):
+    import pty
+    import subprocess
+
+    from .conftest import ABCD
+
+    _stage_some(in_repo[1], 3)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([str(ABCD), "history", "drain"], stdout=subprocess.PIPE, stderr=slave,
+                            env=dict(os.environ, ABCD_LOCAL="1"))
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=120)
+    os.close(master)
+    drawn = b"".join(chunks).decode(errors="replace")
+    assert proc.returncode == 0 and "\r" in drawn and "draining" in drawn and "3/3 files" in drawn
+    assert proc.stdout.read().count(b"stored  s") == 3

@@ -72,3 +72,32 @@ def test_a_session_captured_through_the_hooks_reconstructs_with_every_agent_plac
     assert completeness["agents_without_spawn_point"] == 0  # every sub-agent placed
     for agent in agents(project):
         assert f"## Agent `{agent}`".encode() in served
+
+
+def test_drain_is_served_by_the_running_daemon(tmp_path):
+    from abcd_daemon.config import Config
+    from abcd_daemon.paths import Home
+    from abcd_daemon.queue.stage import stage
+    from abcd_daemon.store.lane import Lane
+    from abcd_daemon.store.meta import CaptureMeta
+
+    from ..conftest import make_repo
+
+    env = env_for(tmp_path)
+    repo = tmp_path / "repo"
+    sha = make_repo(repo)
+    # A daemon whose own loop waits an hour between passes: only the request drains.
+    home = Path(env["ABCD_HOME"])
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text("drain_interval_s = 3600\n")
+    daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()
+    try:
+        lane = Lane(Home(env["ABCD_HOME"]), sha)
+        for i in range(3):
+            stage(lane, b'{"type":"user","message":{"content":"x"}}\n', CaptureMeta(session_id=f"s{i}"),
+                  config=Config(), now_ns=1_767_225_600 * 10**9 + i)
+        code, out, err = abcd(env, "history", "drain", "--json", cwd=repo)
+        assert code == 0, err
+        assert sorted(r["session_id"] for r in json.loads(out)["captured"]) == ["s0", "s1", "s2"]
+    finally:
+        assert daemon.stop() == 0

@@ -7,7 +7,7 @@ Rules (DESIGN §3.8):
 - The socket's directory is created 0o700 and verified; the socket is chmod 0o600
   right after ``bind``.
 - A socket passed by systemd (``LISTEN_PID`` = our pid, ``LISTEN_FDS`` ≥ 1, fd 3) or by
-  launchd is used as it is and never unlinked.
+  launchd (``launch_activate_socket``) is used as it is and never unlinked.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import fcntl
 import os
 import socket
 import stat
+import sys
 
 from ..errors import AbcdError, StorePathError
 
@@ -92,9 +93,33 @@ def bind_socket(path: str) -> socket.socket:
     return sock
 
 
+def launchd_socket(name: str = "Listeners") -> socket.socket | None:
+    """The listening socket launchd holds for us under ``name`` (the plist's Sockets
+    key), or None when we were not started by launchd. macOS only; it cannot run on
+    this project's Linux CI, so it is written to the documented C API and kept small."""
+    if sys.platform != "darwin":
+        return None
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    fds = ctypes.POINTER(ctypes.c_int)()
+    count = ctypes.c_size_t(0)
+    try:
+        activate = libc.launch_activate_socket
+    except AttributeError:
+        return None
+    if activate(name.encode(), ctypes.byref(fds), ctypes.byref(count)) != 0 or count.value < 1:
+        return None
+    fd = fds[0]
+    libc.free(fds)
+    return socket.socket(fileno=fd)
+
+
 def inherited_socket(env=None) -> socket.socket | None:
-    """The listening socket systemd passed us, or None."""
+    """The listening socket systemd (``LISTEN_FDS``) or launchd passed us, or None."""
     env = os.environ if env is None else env
+    if sys.platform == "darwin":
+        return launchd_socket()
     try:
         pid = int(env.get("LISTEN_PID", "0"))
         count = int(env.get("LISTEN_FDS", "0"))

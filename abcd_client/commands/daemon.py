@@ -87,7 +87,8 @@ def register(app, history, daemon) -> None:
         else:
             home.root.mkdir(parents=True, exist_ok=True, mode=0o700)
             log_path = home.root / "daemon.log"
-            with open(log_path, "ab") as log:
+            log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(log_fd, "ab") as log:
                 proc = subprocess.Popen(
                     [sys.executable, "-m", "abcd_client", "daemon", "run"],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,

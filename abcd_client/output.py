@@ -19,7 +19,10 @@ import msgspec
 import typer
 
 from abcd_daemon.errors import AbcdError
+from abcd_daemon.sizes import human_bytes
 from abcd_daemon.termsafe import clean_line, sanitize_block
+
+__all__ = ["emit_json", "fail", "fold_home", "fold_paths", "human_bytes", "note", "say"]
 
 _ENC = msgspec.json.Encoder(order="deterministic")
 
@@ -83,13 +86,3 @@ def fail(err: AbcdError, *, as_json: bool = False) -> NoReturn:
     if hint:
         note(f"abcd: {hint}")
     raise typer.Exit(err.exit_code)
-
-
-def human_bytes(n: int) -> str:
-    """1536 → '1.5 KiB'."""
-    value = float(n)
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{int(value)} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{n} bytes"

@@ -240,6 +240,11 @@ def backlog_notice(env=None):
     ``status.json``: counts, sizes and repository names only."""
     import json
 
+    if __package__:
+        from . import sizes
+    else:
+        import sizes  # type: ignore[no-redef]
+
     env = _env() if env is None else env
     try:
         fd = os.open(paths.abcd_home(env).rstrip("/") + "/" + paths.STATUS_FILE, os.O_RDONLY | os.O_NOFOLLOW | _O_CLOEXEC)
@@ -262,7 +267,7 @@ def backlog_notice(env=None):
         parts.append("abcd: %d repositor%s (%s%s) %s holding %s of UNREDACTED transcript text." % (
             len(held), "y" if len(held) == 1 else "ies", ", ".join(names),
             " and %d more" % more if more > 0 else "", "is" if len(held) == 1 else "are",
-            _human(total)))
+            sizes.human_bytes(total)))
         overdue = sum(int(x.get("overdue", 0)) for x in held)
         if overdue:
             parts.append("%d staged transcript(s) are past the 168h0m0s staging limit; they are "
@@ -281,15 +286,6 @@ def backlog_notice(env=None):
         parts.append("abcd: %d hook payload(s) could not be used and are kept in "
                      "spool/failed with a reason." % int(status.get("spool_failed", 0)))
     return " ".join(parts)
-
-
-def _human(n):
-    value = float(n)
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return "%d bytes" % n if unit == "bytes" else "%.1f %s" % (value, unit)
-        value /= 1024
-    return "%d bytes" % n
 
 
 def main(argv=None):

@@ -14,6 +14,12 @@ Rules:
 
 from __future__ import annotations
 
+import msgspec
+
+#: What decoding untrusted JSON or msgpack can raise: malformed bytes, the wrong shape,
+#: or nesting deeper than the decoder follows (RecursionError, not a DecodeError). Every
+#: reader of bytes it did not write catches this whole tuple.
+UNDECODABLE = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
 class AbcdError(Exception):
     """Base of every error abcd raises on purpose.

@@ -66,3 +66,26 @@ def repo(tmp_path) -> tuple[Path, str]:
 @pytest.fixture
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+def run_on_a_terminal(cmd, env, timeout=120):
+    """Run ``cmd`` with stderr on a pseudo-terminal (stdout piped): (returncode, stdout
+    bytes, what was drawn on the terminal as text)."""
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    stdout = proc.stdout.read()
+    proc.wait(timeout=timeout)
+    os.close(master)
+    return proc.returncode, stdout, b"".join(chunks).decode(errors="replace")

@@ -5,9 +5,9 @@ Rules (reference §4.6):
   descriptor; a symlink or other non-regular file at the path is refused.
 - ``LOCK_EX | LOCK_NB`` polled with backoff 5 ms doubling to 100 ms until the deadline;
   then :class:`LockContention`.
-- After acquiring, the path must still name the same inode: whoever retires a lock file
-  unlinks it while holding it, and a waiter that acquired the retired inode reopens and
-  waits for the newcomer instead of running concurrently.
+- After acquiring, the path must still name the same inode: if a lock file was unlinked
+  (by hand, or by a cleanup) while a waiter queued on it, the waiter reopens and waits
+  for the new file instead of running concurrently with its holder.
 - ``flock`` locks belong to the open file description, so two threads of one process
   exclude each other exactly as two processes do.
 """
@@ -26,21 +26,13 @@ _FLAGS = os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
 class HeldLock:
-    """A lock that is held. ``retire()`` unlinks its file while still holding it."""
+    """A lock that is held: its path and the descriptor holding it."""
 
-    __slots__ = ("path", "fd", "retired")
+    __slots__ = ("path", "fd")
 
     def __init__(self, path: str, fd: int) -> None:
         self.path = path
         self.fd = fd
-        self.retired = False
-
-    def retire(self) -> None:
-        try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
-        self.retired = True
 
 
 def _open_lock(path: str) -> int:

@@ -19,6 +19,7 @@ from typing import Any
 
 import msgspec
 
+from ..errors import UNDECODABLE
 from ..intake.harness import transcript_settled
 
 CLAUDE_CODE = "claude-code"
@@ -73,7 +74,7 @@ def facts_of(raw: bytes, *, sha256: str = "") -> Facts:
         lines += 1
         try:
             rec = _DECODER.decode(line)
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        except UNDECODABLE:
             bad += 1  # not an object, or broken JSON (e.g. a line still being written)
             continue
         _add(cwds, rec.cwd)

@@ -20,7 +20,7 @@ from typing import Callable
 
 import msgspec
 
-from ..errors import AbcdError
+from ..errors import UNDECODABLE, AbcdError
 from ..fsio.guarded import read_guarded
 from ..ids import is_valid_id
 from ..limits import SIDECAR_CAP, TRANSCRIPT_CAP
@@ -105,7 +105,7 @@ def read_lineage(transcript_path: str) -> HarnessLineage:
         return HarnessLineage()
     try:
         data = msgspec.json.decode(read_guarded(path, SIDECAR_CAP, what="agent meta sidecar"))
-    except (AbcdError, msgspec.DecodeError, RecursionError):
+    except (AbcdError, *UNDECODABLE):
         return HarnessLineage()
     if not isinstance(data, dict):
         return HarnessLineage()

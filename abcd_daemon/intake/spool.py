@@ -12,6 +12,7 @@ import os
 
 import msgspec
 
+from ..errors import UNDECODABLE
 from ..fsio.atomic import atomic_write, fsync_dir
 from ..fsio.dirs import ensure_chain
 from ..fsio.guarded import read_guarded
@@ -67,7 +68,7 @@ def read_item(path: str) -> SpoolItem:
     line, _, payload = data.partition(b"\n")
     try:
         header = msgspec.json.decode(line, type=SpoolHeader)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
+    except UNDECODABLE as exc:
         return SpoolItem(name=name, path=path, header=None, payload=data,
                          error=f"the spooled file has no valid abcd header ({exc})")
     return SpoolItem(name=name, path=path, header=header, payload=payload)

@@ -18,7 +18,7 @@ import stat
 
 import msgspec
 
-from ..errors import AbcdError, NotFoundError
+from ..errors import UNDECODABLE, AbcdError, NotFoundError
 from ..fsio.atomic import atomic_write
 from ..fsio.guarded import read_guarded
 from ..ids import check_id
@@ -87,7 +87,7 @@ def read_gap(lane: Lane) -> GapMarker | None:
     """The lane's gap marker, or None when absent or unreadable."""
     try:
         return msgspec.json.decode(read_guarded(lane.gap_marker, SIDECAR_CAP), type=GapMarker)
-    except (AbcdError, msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+    except (AbcdError, *UNDECODABLE):
         return None
 
 

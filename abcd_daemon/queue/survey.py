@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from ..errors import AbcdError
+from ..errors import UNDECODABLE, AbcdError
 from ..fsio.guarded import read_guarded
 from ..limits import SIDECAR_CAP
 from ..locate.notes import read_gap
@@ -45,7 +45,7 @@ def lane_name(lane: Lane) -> str:
         return msgspec.json.decode(
             read_guarded(lane.path / REPOSITORY_NOTE, SIDECAR_CAP), type=RepositoryNote
         ).name
-    except (AbcdError, msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+    except (AbcdError, *UNDECODABLE):
         return ""
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from ..errors import ProtocolError
+from ..errors import UNDECODABLE, ProtocolError
 from .messages import MAX_FRAME, Message
 
 _LEN = struct.Struct(">I")
@@ -79,6 +79,6 @@ class FrameDecoder:
         self._need = None
         try:
             return self._decoder.decode(payload)
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
+        except UNDECODABLE as exc:
             self._broken = True
             raise ProtocolError(f"a frame did not decode as a protocol message ({exc!r})") from None

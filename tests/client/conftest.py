@@ -4,7 +4,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 ABCD = Path(sys.executable).with_name("abcd")
 

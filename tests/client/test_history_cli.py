@@ -147,27 +147,11 @@ def _stage_some(sha, n):
 
 
 def test_drain_draws_a_progress_bar_on_a_terminal_and_stays_quiet_when_piped(in_repo):
-    import pty
-    import subprocess
-
+    from ..conftest import run_on_a_terminal
     from .conftest import ABCD
 
     _stage_some(in_repo[1], 3)
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([str(ABCD), "history", "drain"], stdout=subprocess.PIPE, stderr=slave,
-                            env=dict(os.environ, ABCD_LOCAL="1"))
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait(timeout=120)
-    os.close(master)
-    drawn = b"".join(chunks).decode(errors="replace")
-    assert proc.returncode == 0 and "\r" in drawn and "draining" in drawn and "3/3 files" in drawn
-    assert proc.stdout.read().count(b"stored  s") == 3
+    code, stdout, drawn = run_on_a_terminal([str(ABCD), "history", "drain"],
+                                            dict(os.environ, ABCD_LOCAL="1"))
+    assert code == 0 and "\r" in drawn and "draining" in drawn and "3/3 files" in drawn
+    assert stdout.count(b"stored  s") == 3

@@ -5,9 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 from abcd_daemon.paths import Home

@@ -76,7 +76,7 @@ def test_a_symlinked_lock_path_is_refused(tmp_path):
             pass
 
 
-def test_a_waiter_on_a_retired_lock_waits_for_the_newcomer(tmp_path):
+def test_a_waiter_on_an_unlinked_lock_waits_for_the_newcomer(tmp_path):
     path = tmp_path / "l.lock"
     order = []
     with file_lock(path, 5) as held:
@@ -87,7 +87,7 @@ def test_a_waiter_on_a_retired_lock_waits_for_the_newcomer(tmp_path):
         t = threading.Thread(target=waiter)
         t.start()
         time.sleep(0.05)
-        held.retire()
+        os.unlink(held.path)  # the lock file is removed while held
     t.join(5)
     assert order == ["waiter"]
     assert os.path.exists(path)

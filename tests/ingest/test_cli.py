@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
 
+from ..conftest import run_on_a_terminal
 from .test_migrate import SHA, legacy
 
 ABCD = Path(sys.executable).with_name("abcd")
@@ -36,25 +36,12 @@ def test_the_cli_refuses_a_missing_root_and_a_bad_date(tmp_path):
 
 
 def test_the_cli_draws_a_progress_bar_on_a_terminal(fixture_tree):
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([str(ABCD), "history", "ingest", str(fixture_tree.root), "--no-drain"],
-                            stdout=subprocess.PIPE, stderr=slave, env=dict(os.environ, ABCD_LOCAL="1"))
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait(timeout=120)
-    os.close(master)
-    drawn = b"".join(chunks).decode(errors="replace")
-    assert proc.returncode == 0
+    code, stdout, drawn = run_on_a_terminal(
+        [str(ABCD), "history", "ingest", str(fixture_tree.root), "--no-drain"],
+        dict(os.environ, ABCD_LOCAL="1"))
+    assert code == 0
     assert "\r" in drawn and "80/80 files" in drawn and "staging" in drawn and "reading" in drawn
-    assert b"the staged transcripts wait for the daemon" in proc.stdout.read()
+    assert b"the staged transcripts wait for the daemon" in stdout
 
 
 

@@ -21,11 +21,6 @@ from abcd_daemon.wire.messages import IngestRequest
 from ..conftest import make_repo
 from .conftest import T0, claude_line, write_jsonl
 
-try:
-    from abcd_daemon.scanner import build_scanner, redact_text  # noqa: F401
-except ImportError:  # pragma: no cover - only while the scanner has not landed
-    pytest.skip("end-to-end ingest needs the scanner (abcd_daemon.scanner)", allow_module_level=True)
-
 ABCD = Path(sys.executable).with_name("abcd")
 
 

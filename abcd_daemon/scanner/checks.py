@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 
 from . import network
+from .values import looks_secret
 from .escapes import ALNUM, boundary_after, boundary_before
 
 _SEGMENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -186,7 +187,26 @@ def email(buf, m, ctx) -> bool:
     return True  # no trailing boundary: an address followed by '_' is still one
 
 
+def secret_value(buf, m, ctx) -> bool:
+    """A generic detector's value passes the shape and entropy gate."""
+    return looks_secret(m.group(1))
+
+
+def prose_secret(buf, m, ctx) -> bool:
+    """A sentence naming a secret: the value must also carry a digit or a symbol."""
+    value = m.group(1)
+    return looks_secret(value) and re.search(rb"[0-9]|[^A-Za-z0-9]", value) is not None
+
+
+def cli_password(buf, m, ctx) -> bool:
+    """A client's password flag: short passwords count, a port number does not."""
+    return looks_secret(m.group(1), min_len=4)
+
+
 CHECKS: dict[str, Callable] = {
+    "secret_value": secret_value,
+    "prose_secret": prose_secret,
+    "cli_password": cli_password,
     "rp_session_key": rp_session_key,
     "sk_generic": sk_generic,
     "aws_example": aws_example,

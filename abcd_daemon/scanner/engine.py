@@ -27,9 +27,11 @@ from collections.abc import Callable, Sequence
 
 from .checks import CHECKS, Context
 from .escapes import after_escape, align_to_units, backslash_run, boundary_before
+from .linear import compile_linear
 from .pem import consume_block
 from .prefilter import VIEW, Prefilter
 from .rules import PEM_KIND, PLACEHOLDERS, Rule
+from .values import already_masked, is_placeholder
 from .views import view_ranges, views_for
 
 _TICK_EVERY = 1024
@@ -52,14 +54,26 @@ class Finding:
     block: tuple[int, int, int] | None = None
 
 
+#: Rules compiled with RE2 (linear time) rather than ``re``: the ones abcd did not
+#: write and test itself.
+LINEAR_SOURCES = frozenset({"provider", "addition", "generic"})
+
+
 class _Compiled:
     __slots__ = ("rule", "rx", "check", "back", "reach", "anchor", "anchor_set", "word", "match_only", "is_pem",
-                 "near", "near_count", "clip", "literal")
+                 "near", "near_count", "clip", "literal", "whole_line", "groups")
 
     def __init__(self, rule: Rule) -> None:
         flags = re.IGNORECASE if rule.ignorecase else 0
         self.rule = rule
-        self.rx = re.compile(rule.regex.encode("utf-8"), flags)
+        if rule.source in LINEAR_SOURCES:
+            self.rx = compile_linear(rule.regex, rule.ignorecase)
+        else:
+            self.rx = re.compile(rule.regex.encode("utf-8"), flags)
+        self.groups = self.rx.groups
+        # A provider rule is searched over the whole line of its hit, once per line:
+        # its pattern, not a window, decides where the secret starts.
+        self.whole_line = rule.source == "provider"
         self.check = CHECKS[rule.check] if rule.check else None
         self.back = rule.back
         self.reach = rule.reach
@@ -84,12 +98,16 @@ class Scanner:
     """A compiled rule set. ``degraded`` is ``""`` when whole, else why it is not
     (a degraded scanner still scans, but ``redact_text`` refuses to use it)."""
 
-    def __init__(self, rules: Sequence[Rule], ctx: Context, degraded: str = "") -> None:
+    def __init__(self, rules: Sequence[Rule], ctx: Context, degraded: str = "", label: str = "") -> None:
         self.degraded = degraded
+        #: What redacted with it, for records' ``scanner:`` field ("" when degraded).
+        self.label = label
         self.rules = tuple(rules)
         self._ctx = ctx
         self._comp = [_Compiled(r) for r in self.rules]
         self._pf = Prefilter([tuple(k.encode("utf-8") for k in r.keywords) for r in self.rules])
+        # Rules with no keyword the prefilter could use run over every line.
+        self._every_line = [i for i, c in enumerate(self._comp) if c.whole_line and not c.rule.keywords]
         self._home: tuple[int, _Compiled] | bool | None = None  # home_sweep's rule, lazily
         # Equal spans: identity kinds first (PLACEHOLDERS order), then table order.
         order = {k: i for i, k in enumerate(PLACEHOLDERS)}
@@ -187,6 +205,12 @@ class Scanner:
                 if s < done[ci]:
                     continue
                 c = comp[ci]
+                if c.whole_line:
+                    ls = buf.rfind(b"\n", 0, s) + 1
+                    le = buf.find(b"\n", e)
+                    done[ci] = le = n if le < 0 else le
+                    self._line_matches(c, ci, buf, ls, le, out, ends)
+                    continue
                 if c.literal and cov_s <= s and e <= cov_e and e - s < cov_e - cov_s:
                     continue  # a literal inside a longer span just found: that span masks it
                 reach = c.reach
@@ -228,7 +252,35 @@ class Scanner:
                     le = buf.find(b"\n", m.end())
                     block = consume_block(buf, m.start(), m.end(), le if le >= 0 else n)
                 out.append((span[0], span[1], ci, block))
+        for ci in self._every_line:
+            if tick is not None:
+                tick()
+            self._line_matches(comp[ci], ci, buf, 0, n, out, ends)
         return out
+
+    @staticmethod
+    def _line_matches(c: _Compiled, ci: int, buf: bytes, ls: int, le: int, out: list, ends: set[int]) -> None:
+        """Every acceptable match of ``c`` in ``buf[ls:le]`` (RE2, never across a
+        line). The masked span is the first capture group that took part in the
+        match, else the whole match; placeholders and masked text are not findings."""
+        rx = c.rx
+        pos = ls
+        while pos < le:
+            m = rx.search(buf, pos, le)
+            if m is None:
+                return
+            pos = max(m.end(), m.start() + 1)
+            span = m.span()
+            for g in range(1, c.groups + 1):
+                gs, ge = m.span(g)
+                if ge > gs >= 0:
+                    span = (gs, ge)
+                    break
+            value = buf[span[0] : span[1]]
+            if span[1] <= span[0] or already_masked(value) or is_placeholder(value):
+                continue
+            out.append((span[0], span[1], ci, None))
+            ends.add(span[1])
 
     def _try(self, c: _Compiled, buf: bytes, ws: int, s: int, we: int, n: int, ctx, ends: set[int]):
         """``(match, masked span)`` for the hit at ``s``, or ``(None, skip_to)``:
@@ -266,6 +318,6 @@ class Scanner:
         span = m.span(c.rule.group)
         if span[0] < 0:
             span = m.span()
-        if not buf[span[0] : span[1]].strip(b"*"):
-            return None  # already masked
+        if already_masked(buf[span[0] : span[1]]):
+            return None
         return m, span

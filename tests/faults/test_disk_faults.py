@@ -55,8 +55,7 @@ SESSION = "5a9221e2-0000-4000-8000-0000000d15c0"
 T0 = 1_767_225_600 * 10**9
 FAST = "sweep_interval_s = 0.5\ndrain_interval_s = 0.5\nsettle_timeout_s = 0.2\n"
 #: A rule the redacted output always matches again: a permanent refusal (quarantine).
-SELF_MATCHING = {"name": "test-self-matching", "severity": "hard_fail", "keywords": ["qq"],
-                 "regex": r"[A-Za-z0-9*]{14,}QQ"}
+from ..conftest import NEVER_CONVERGES as SELF_MATCHING
 REFUSED = b'{"x":"abcdefghijklmnopQQ"}\n'
 
 

@@ -70,6 +70,16 @@ def abcd_home(env=None) -> str:
     return _join(user_home(env), ".abcd")
 
 
+def cache_dir(env=None) -> str:
+    """Derived, rebuildable data shared by every store of this user (the compiled
+    ruleset): ``$ABCD_CACHE``, else ``$XDG_CACHE_HOME/abcd``, else ``~/.cache/abcd``."""
+    env = _environ(env)
+    if env.get("ABCD_CACHE", ""):
+        return env["ABCD_CACHE"]
+    base = env.get("XDG_CACHE_HOME", "") or _join(user_home(env), ".cache")
+    return _join(base, "abcd")
+
+
 def socket_path(env=None) -> str:
     """The daemon's Unix socket path (see module docstring for the fallbacks)."""
     env = _environ(env)

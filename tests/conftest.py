@@ -23,10 +23,18 @@ FIXTURES = Path(__file__).parent / "fixtures" / "claude-code-log"
 NEVER_CONVERGES = {"name": "test-self-matching", "severity": "hard_fail", "keywords": ["qq"],
                    "regex": r"(?P<secret>[A-Za-z0-9])[A-Za-z0-9]*QQ"}
 
+
+@pytest.fixture(scope="session")
+def ruleset_cache(tmp_path_factory):
+    """One compiled-ruleset cache for the whole run (compiling it takes seconds)."""
+    return tmp_path_factory.mktemp("ruleset-cache")
+
+
 @pytest.fixture(autouse=True)
-def abcd_env(tmp_path_factory, monkeypatch):
-    """Isolate every test: its own ABCD_HOME and socket path."""
+def abcd_env(tmp_path_factory, monkeypatch, ruleset_cache):
+    """Isolate every test: its own ABCD_HOME and socket path; a shared ruleset cache."""
     base = tmp_path_factory.mktemp("abcd")
+    monkeypatch.setenv("ABCD_CACHE", str(ruleset_cache))
     monkeypatch.setenv("ABCD_HOME", str(base / "home"))
     monkeypatch.setenv("ABCD_SOCKET", str(base / "run" / "daemon.sock"))
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)

@@ -24,6 +24,7 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 
+from ..paths import cache_dir
 from .checks import CHECKS, Context
 from .engine import Scanner
 from .generic import GENERIC_RULES
@@ -84,7 +85,7 @@ def build_scanner(identity: Identity, additions: Sequence[Mapping] = ()) -> Scan
     base = own + list(ruleset.rules) + [r for r in base if r.source == "generic"]
     try:
         rules, checks = _merge(base, additions)
-        scanner = Scanner(rules, ctx, label=label)
+        scanner = Scanner(rules, ctx, label=label, gate_cache=cache_dir())
     except _Unusable as exc:
         return _degraded(base, ctx, str(exc))
     except Exception as exc:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+
+import msgspec
 from collections import Counter
 from collections.abc import Callable
 
@@ -92,7 +94,7 @@ def rescan_lane(lane: Lane, *, scanner, lock_timeout_s: float, dry_run: bool = F
             if dry_run:
                 continue
             homes = sum(1 for _, kind, _ in redaction.findings if kind in HOME_KINDS)
-            updated = dataclasses.replace(
+            updated = msgspec.structs.replace(
                 record, scanner=scanner.label,
                 redacted_secrets=record.redacted_secrets + len(redaction.findings) - homes,
                 redacted_home_paths=record.redacted_home_paths + homes,

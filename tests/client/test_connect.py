@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-from pathlib import Path
 
 from abcd_daemon.config import Config
 from abcd_daemon.paths import Home
@@ -14,7 +12,7 @@ from abcd_daemon.store.lane import Lane
 from abcd_daemon.store.meta import CaptureMeta
 
 from ..conftest import make_repo
-from ..daemon.procs import DaemonProc, env_for
+from ..daemon.procs import DaemonProc, env_for, wedged_listener
 
 
 def _stage_one(home: str, sha: str, session: str) -> None:
@@ -26,9 +24,6 @@ def test_a_cli_of_another_store_says_so_and_works_in_process_on_its_own(tmp_path
     env = env_for(tmp_path)
     repo = tmp_path / "repo"
     sha = make_repo(repo)
-    home = Path(env["ABCD_HOME"])
-    home.mkdir(parents=True)
-    (home / "config.toml").write_text("drain_interval_s = 3600\n")
     daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()
     try:
         mine = str(tmp_path / "my-home")
@@ -56,27 +51,9 @@ def test_daemon_status_from_another_store_refuses_instead_of_showing_that_store(
         assert daemon.stop() == 0
 
 
-def _wedged(env):
-    """A listener that never accepts, its queue filled until the kernel says EAGAIN."""
-    os.makedirs(os.path.dirname(env["ABCD_SOCKET"]), mode=0o700, exist_ok=True)
-    listener = socket.socket(socket.AF_UNIX)
-    listener.bind(env["ABCD_SOCKET"])
-    listener.listen(0)
-    queued = [listener]
-    while True:
-        s = socket.socket(socket.AF_UNIX)
-        s.setblocking(False)
-        try:
-            s.connect(env["ABCD_SOCKET"])
-        except BlockingIOError:
-            s.close()
-            return queued
-        queued.append(s)
-
-
 def test_a_busy_daemon_is_reported_busy_not_absent(tmp_path, cli):
     env = env_for(tmp_path)
-    held = _wedged(env)
+    held = wedged_listener(env)
     try:
         code, out, err = cli("daemon", "status", env=env)
         assert code == 1  # not 3, "not running"
@@ -91,7 +68,7 @@ def test_a_read_verb_against_a_busy_daemon_refuses_rather_than_guessing(tmp_path
     env = env_for(tmp_path)
     repo = tmp_path / "repo"
     make_repo(repo)
-    held = _wedged(env)
+    held = wedged_listener(env)
     try:
         code, _, err = cli("history", "list", cwd=repo, env=env)
         assert code == 1 and "too busy to take a connection" in err

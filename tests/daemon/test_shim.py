@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from .procs import SHIM, DaemonProc, env_for, run_shim, shim_log
+from .procs import SHIM, DaemonProc, env_for, run_shim, shim_log, wedged_listener
 
 PAYLOAD = {"session_id": "sess-1", "cwd": "/nowhere", "hook_event_name": "SubagentStop",
            "agent_id": "a1", "agent_transcript_path": "/nowhere/agent-a1.jsonl"}
@@ -270,27 +270,13 @@ def test_the_shim_refuses_a_symlinked_spool_new_and_writes_nothing_where_it_poin
 
 def test_a_full_listen_queue_is_a_busy_daemon_not_an_absent_one(tmp_path):
     env = env_for(tmp_path)
-    os.makedirs(os.path.dirname(env["ABCD_SOCKET"]), mode=0o700)
-    wedged = socket.socket(socket.AF_UNIX)
-    wedged.bind(env["ABCD_SOCKET"])
-    wedged.listen(0)  # never accepts
-    queued = []
+    held = wedged_listener(env)
     try:
-        while True:  # fill its queue until the kernel says EAGAIN
-            s = socket.socket(socket.AF_UNIX)
-            s.setblocking(False)
-            try:
-                s.connect(env["ABCD_SOCKET"])
-            except BlockingIOError:
-                s.close()
-                break
-            queued.append(s)
         res = run_shim("session-start", {"session_id": "s", "cwd": str(tmp_path)}, env)
         assert res.returncode == 0
         assert shim_log(env)[-1].endswith("spooled,daemon-busy")
         assert b"daemon is not running" not in res.stderr
         assert len(spooled(env)) == 1
     finally:
-        for s in queued:
+        for s in held:
             s.close()
-        wedged.close()

@@ -135,6 +135,17 @@ class Served:
                 "agent_id": agent, "agent_type": "general-purpose",
                 "agent_transcript_path": str(transcript)}
 
+    def captures_a_real_transcript(self, agent: str, text: str) -> None:
+        """The closing check of a hostile module: a sub-agent transcript carrying ``text``
+        and a secret, handed over by the shim, is stored with the secret redacted."""
+        transcript = self.transcript(f"agent-{agent}.jsonl",
+                                     line(f"{text} {GHP}", 0, agent) + b"\n")
+        kind, reason = self.outcome(self.hand_over("subagent-stop",
+                                                   self.subagent_stop(agent, transcript)))
+        assert kind == "taken", reason
+        _, body = self.record_of(agent)
+        assert f"{text} ghp***".encode() in body and GHP.encode() not in body
+
     def record_of(self, agent: str = "", session: str = SESSION, timeout: float = 30.0):
         def found():
             return next((r for r in list_records(self.lane)

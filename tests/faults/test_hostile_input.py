@@ -260,13 +260,7 @@ def test_a_hostile_frame_on_the_socket_is_refused_and_the_daemon_keeps_serving(s
 
 
 def test_after_all_of_it_the_daemon_captures_a_real_transcript_and_reports_the_refusals(served):
-    transcript = served.transcript("agent-afeed001.jsonl",
-                                   line(f"still here {GHP}", 0, "afeed001") + b"\n")
-    kind, reason = served.outcome(served.hand_over(
-        "subagent-stop", served.subagent_stop("afeed001", transcript)))
-    assert kind == "taken", reason
-    _, body = served.record_of("afeed001")
-    assert b"still here ghp***" in body and GHP.encode() not in body
+    served.captures_a_real_transcript("afeed001", "still here")
     status = served.still_serving()
     failed = list((served.home / "spool" / "failed").glob("*.json"))
     assert status["spool_failed"] == len(failed)

@@ -182,3 +182,8 @@ def test_a_nested_garbage_hello_is_refused_with_a_reason(served):
     message = _refusal(served, struct.pack(">I", len(payload)) + payload)
     assert message.startswith("a frame did not decode as a protocol message")
     served.still_serving()
+
+
+def test_after_all_of_it_a_real_transcript_is_captured(served):
+    served.captures_a_real_transcript("afeed003", "socket done")
+    served.still_serving()

@@ -253,13 +253,7 @@ def test_half_a_payload_on_a_stdin_left_open_is_kept_in_failed_saying_it_never_f
 
 
 def test_after_all_of_it_a_real_transcript_is_captured_and_every_refusal_was_kept(served):
-    transcript = served.transcript("agent-afeed002.jsonl",
-                                   line(f"spools done {GHP}", 0, "afeed002") + b"\n")
-    kind, reason = served.outcome(served.hand_over(
-        "subagent-stop", served.subagent_stop("afeed002", transcript)))
-    assert kind == "taken", reason
-    _, body = served.record_of("afeed002")
-    assert b"spools done ghp***" in body and GHP.encode() not in body
+    served.captures_a_real_transcript("afeed002", "spools done")
     _no_record_of(served, FORGED)
     failed = [p for p in (served.home / "spool" / "failed").iterdir()
               if not p.name.endswith(".reason")]

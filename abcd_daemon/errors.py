@@ -125,3 +125,12 @@ class ProtocolError(AbcdError):
 
 class DaemonUnavailable(AbcdError):
     """No daemon answered on the socket."""
+
+
+class DaemonBusy(AbcdError):
+    """A daemon is there but its listen queue stayed full (``EAGAIN``) for the whole
+    connect budget: busy, never to be mistaken for absent."""
+
+
+class StoreMismatch(AbcdError):
+    """The daemon that answered serves another store (its ``ABCD_HOME`` is not ours)."""

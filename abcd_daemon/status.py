@@ -27,6 +27,14 @@ class WatchRootState(msgspec.Struct, kw_only=True, omit_defaults=True):
     last_error: str = ""
 
 
+class RefusedSpool(msgspec.Struct, kw_only=True):
+    """A spool directory intake will not sweep (another owner, writable by others, a
+    symlink): ``reason`` names it, says why and what to do."""
+
+    path: str
+    reason: str
+
+
 class DaemonStatus(msgspec.Struct, kw_only=True, omit_defaults=True):
     schema: int = 1
     version: str = ""
@@ -45,6 +53,7 @@ class DaemonStatus(msgspec.Struct, kw_only=True, omit_defaults=True):
     quarantined_bytes: int = 0
     spool_pending: int = 0
     spool_failed: int = 0
+    refused_spools: list[RefusedSpool] = []
     intake_total: int = 0
     stored_total: int = 0
     passes: int = 0

@@ -103,3 +103,40 @@ def run_on_a_terminal(cmd, env, timeout=120):
     proc.wait(timeout=timeout)
     os.close(master)
     return proc.returncode, stdout, b"".join(chunks).decode(errors="replace")
+
+
+class OtherUser:
+    """A real second local user (created for the test run, removed after it)."""
+
+    def __init__(self, name: str) -> None:
+        import pwd
+
+        entry = pwd.getpwnam(name)
+        self.name, self.uid, self.gid = name, entry.pw_uid, entry.pw_gid
+
+    def owns(self, *paths) -> None:
+        """Hand ``paths`` to this user, as if they had planted them."""
+        for path in paths:
+            os.chown(path, self.uid, self.gid, follow_symlinks=False)
+
+
+@pytest.fixture(scope="session")
+def other_user():
+    """A throwaway second uid made with ``useradd`` (CI runs as root); skipped, with the
+    reason, where that is impossible."""
+    import shutil
+    import uuid
+
+    if os.geteuid() != 0:
+        pytest.skip("a second uid is needed: creating one with useradd needs root")
+    if shutil.which("useradd") is None:
+        pytest.skip("useradd is not installed, so no second uid can be created")
+    name = "abcdt" + uuid.uuid4().hex[:8]
+    res = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/bin/false", name],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        pytest.skip(f"useradd could not create a second user ({res.stderr.strip()})")
+    try:
+        yield OtherUser(name)
+    finally:
+        subprocess.run(["userdel", name], capture_output=True)

@@ -31,6 +31,8 @@ def _status_lines(status) -> list[str]:
         p = status.last_pass
         lines.append(f"  last pass:   {p.finished_at} — {p.stored} stored, {p.failed} failed, "
                      f"{p.quarantined} quarantined, {p.remaining} left ({p.seconds:.2f}s)")
+    for refused in status.refused_spools:
+        lines.append(f"  refused:     {refused.reason} — never swept")
     if status.last_error:
         lines.append(f"  last error:  {status.last_error}")
     if status.watch_roots:
@@ -42,13 +44,17 @@ def _status_lines(status) -> list[str]:
     return lines
 
 
-def _running():
+def _running(as_json: bool = False):
+    """This store's daemon, or None when none answers. A daemon that is busy, or that
+    serves another store on this socket, is refused with the reason (exit 1)."""
     from ..connect import connect
 
     try:
-        return connect(timeout=2.0)
+        return connect(timeout=2.0, expect_home=runtime.home().root)
     except DaemonUnavailable:
         return None
+    except AbcdError as err:
+        output.fail(err, as_json=as_json)
 
 
 def register(app, history, daemon) -> None:
@@ -79,7 +85,7 @@ def register(app, history, daemon) -> None:
         """Start the daemon in the background (when no service manager runs it) and wait
         until it answers."""
         home = runtime.home()
-        client = _running()
+        client = _running(as_json)
         if client is not None:
             pid = client.welcome.pid
             client.close()
@@ -121,7 +127,7 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Stop a running daemon (SIGTERM: it finishes the current item, then exits)."""
-        client = _running()
+        client = _running(as_json)
         if client is None:
             if as_json:
                 output.emit_json({"stopped": False, "message": "not running"})
@@ -147,7 +153,7 @@ def register(app, history, daemon) -> None:
         quarantined, watch roots. Exits 3 when it is not running."""
         from abcd_daemon.wire import messages as m
 
-        client = _running()
+        client = _running(as_json)
         if client is None:
             if as_json:
                 output.emit_json({"running": False})

@@ -9,6 +9,9 @@ Rules:
   non-reading client is dropped, so it cannot pin a handler.
 - Requests are small: a request frame over ``REQUEST_MAX_FRAME`` is refused on its
   length prefix.
+- A frame that cannot be used — undecodable, over the limit, or cut off by the client
+  half-closing inside it — is answered with one ``ErrorReply`` saying which (best effort,
+  the client may be gone), then the connection is closed: the stream is desynchronised.
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ async def _receive(stream, decoder: FrameDecoder):
                 return message
             data = await stream.receive_some(65536)
             if not data:
+                if decoder.buffered:
+                    raise ProtocolError(f"the connection was closed {decoder.buffered} byte(s) into "
+                                        "a frame that never finished; refused")
                 return None
             decoder.feed(data)
 
@@ -55,40 +61,59 @@ async def serve_connection(stream: trio.SocketStream, daemon) -> None:
     daemon.ring()
     try:
         async with stream:
-            uid = peer_uid(stream.socket)
-            if uid is None or uid != os.geteuid():
-                log.warning("refused a connection from uid %s (this daemon serves uid %s only)",
-                            uid, os.geteuid())
-                return
-            decoder = FrameDecoder(max_frame=REQUEST_MAX_FRAME)
-            hello = await _receive(stream, decoder)
-            if hello is None:
-                return  # the doorbell
-            if not isinstance(hello, m.Hello):
-                await _send(stream, m.ErrorReply(kind="ProtocolError",
-                                                 message="a connection must open with Hello"))
-                return
-            if hello.protocol != m.PROTOCOL_VERSION:
-                await _send(stream, m.ErrorReply(
-                    kind="ProtocolError",
-                    message=f"this daemon speaks protocol {m.PROTOCOL_VERSION}, the client "
-                            f"{hello.protocol}",
-                    hint="restart the daemon after upgrading abcd (`abcd daemon restart`)"))
-                return
-            await _send(stream, m.Welcome(protocol=m.PROTOCOL_VERSION,
-                                          daemon_version=__version__, pid=os.getpid()))
-            while True:
-                request = await _receive(stream, decoder)
-                if request is None:
-                    return
-                await answer(daemon, stream, request, _send)
-    except (ProtocolError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
+            try:
+                await _converse(stream, daemon)
+            except ProtocolError as exc:
+                log.info("refused a malformed request: %s", exc)
+                await _refuse(stream, exc)
+    except (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
             ConnectionError) as exc:
         log.debug("connection closed: %s", exc)
     except OSError as exc:
         log.debug("connection failed: %s", exc)
     except Exception:  # noqa: BLE001 - one connection must never take the daemon down
         log.exception("a connection failed unexpectedly; dropped it")
+
+
+async def _converse(stream: trio.SocketStream, daemon) -> None:
+    uid = peer_uid(stream.socket)
+    if uid is None or uid != os.geteuid():
+        log.warning("refused a connection from uid %s (this daemon serves uid %s only)",
+                    uid, os.geteuid())
+        return
+    decoder = FrameDecoder(max_frame=REQUEST_MAX_FRAME)
+    hello = await _receive(stream, decoder)
+    if hello is None:
+        return  # the doorbell
+    if not isinstance(hello, m.Hello):
+        await _send(stream, m.ErrorReply(kind="ProtocolError",
+                                         message="a connection must open with Hello"))
+        return
+    if hello.protocol != m.PROTOCOL_VERSION:
+        await _send(stream, m.ErrorReply(
+            kind="ProtocolError",
+            message=f"this daemon speaks protocol {m.PROTOCOL_VERSION}, the client "
+                    f"{hello.protocol}",
+            hint="restart the daemon after upgrading abcd (`abcd daemon restart`)"))
+        return
+    await _send(stream, m.Welcome(protocol=m.PROTOCOL_VERSION, daemon_version=__version__,
+                                  pid=os.getpid(), home=daemon.store))
+    while True:
+        request = await _receive(stream, decoder)
+        if request is None:
+            return
+        await answer(daemon, stream, request, _send)
+
+
+async def _refuse(stream, exc: ProtocolError) -> None:
+    """Tell the client why its bytes were refused, if it still listens; never raises."""
+    try:
+        with trio.move_on_after(1.0):
+            await stream.send_all(encode_frame(m.ErrorReply(
+                kind="ProtocolError", message=str(exc),
+                hint="the connection is closed; open a new one and send whole frames")))
+    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+        pass
 
 
 async def serve(daemon, listener: trio.SocketListener, task_status=trio.TASK_STATUS_IGNORED) -> None:

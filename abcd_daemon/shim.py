@@ -312,6 +312,10 @@ def backlog_notice(env=None):
         parts.append("abcd: %d spool director%s refused and never swept: %s." % (
             len(refused), "y is" if len(refused) == 1 else "ies are",
             "; ".join(str(x.get("reason", x.get("path", ""))) for x in refused[:3])))
+    if status.get("stale_records"):
+        parts.append("abcd: %d stored record(s) were redacted by an older scanner than %s; "
+                     "`abcd history rescan --all-repos` re-redacts them." % (
+                         int(status.get("stale_records", 0)), str(status.get("scanner", ""))[:80]))
     if status.get("spool_failed"):
         parts.append("abcd: %d hook payload(s) could not be used and are kept in "
                      "spool/failed with a reason." % int(status.get("spool_failed", 0)))

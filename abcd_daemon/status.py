@@ -54,6 +54,10 @@ class DaemonStatus(msgspec.Struct, kw_only=True, omit_defaults=True):
     spool_pending: int = 0
     spool_failed: int = 0
     refused_spools: list[RefusedSpool] = []
+    #: The scanner captures redact with now, and how many stored records an older
+    #: one redacted (``abcd history rescan`` brings them up to date).
+    scanner: str = ""
+    stale_records: int = 0
     intake_total: int = 0
     stored_total: int = 0
     passes: int = 0

@@ -27,6 +27,10 @@ def _status_lines(status) -> list[str]:
         f"  totals:      {status.intake_total} payload(s) taken, {status.stored_total} record(s) "
         f"stored in {status.passes} pass(es)",
     ]
+    if status.scanner:
+        stale = (f", {status.stale_records} record(s) redacted by an older one — "
+                 "`abcd history rescan --all-repos`") if status.stale_records else ""
+        lines.append(f"  scanner:     {status.scanner}{stale}")
     if status.last_pass is not None:
         p = status.last_pass
         lines.append(f"  last pass:   {p.finished_at} — {p.stored} stored, {p.failed} failed, "

@@ -48,6 +48,14 @@ class _Unusable(Exception):
     pass
 
 
+def current_label() -> str:
+    """The label a whole scanner built now would carry ("" if the ruleset is unusable)."""
+    try:
+        return f"{load_ruleset().label} + abcd {OWN_RULES_VERSION}"
+    except RulesetUnavailable:
+        return ""
+
+
 def build_scanner(identity: Identity, additions: Sequence[Mapping] = ()) -> Scanner:
     """The scanner for ``identity`` with ``additions`` merged in. Never raises;
     ``scanner.degraded`` names the first reason it is not whole."""
@@ -73,7 +81,7 @@ def build_scanner(identity: Identity, additions: Sequence[Mapping] = ()) -> Scan
         ruleset = load_ruleset()
     except RulesetUnavailable as exc:  # no provider rules: not a scanner we store with
         return _degraded(base, ctx, f"provider ruleset unusable: {exc}")
-    label = f"{ruleset.label} + abcd {OWN_RULES_VERSION}"
+    label = current_label()
     for rule in ruleset.rules:  # compiled once per process (cached), shared by every scanner
         try:
             compile_linear(rule.regex)

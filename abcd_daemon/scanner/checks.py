@@ -182,6 +182,8 @@ def email(buf, m, ctx) -> bool:
         return False
     if m.start() >= 1 and buf[m.start() - 1] == 0x3A and _URL_USERINFO.search(buf, _line_start(buf, m.start(), 256), m.start()):
         return False  # the password and host of scheme://user:password@host
+    if buf[max(0, m.start() - 5) : m.start()].replace(b"\\", b"").endswith((b"://", b"//")):
+        return False  # the user and host of scheme://user@host: an account, not an address
     if _ALLOWED_DOMAIN.search(domain) or domain.rsplit(b".", 1)[-1].lower() in _FILE_TLDS:
         return False
     return True  # no trailing boundary: an address followed by '_' is still one

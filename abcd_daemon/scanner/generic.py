@@ -110,10 +110,11 @@ GENERIC_RULES: tuple[Rule, ...] = (
                   "release-2024-01-01-abcdefghij", "ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"),
     ),
     Rule(
-        # Incoming-webhook URLs carry their secret in the path (Discord, Teams, …).
+        # Incoming-webhook URLs carry their secret in the path (Discord, Teams, …):
+        # everything after the webhook segment is masked, ids included.
         name="webhook_url", kind="secret:webhook_url", severity=WARN, keywords=("webhook",),
-        regex=r"(?i)https?:(?:\\?/){2}[^\s\"'<>]{0,200}?webhook[a-z0-9]*(?:\\?/[^\s\"'<>/\\]{1,80}){0,4}?\\?/([A-Za-z0-9_\-]{24,})",
-        group=1, back=200, reach=700, boundary="", check="secret_value", source=GENERIC_SOURCE,
+        regex=r"(?i)https?:(?:\\?/){2}[^\s\"'<>\\?#]{1,300}?webhook[a-z0-9]*\\?/([^\s\"'<>\\?#&]{24,})",
+        group=1, back=200, reach=1200, boundary="", check="secret_value", source=GENERIC_SOURCE,
         positive=("https://discord.com/api/webhooks/3092328228523402557/Fix052xn1BZ2dIKHEweRtkelA3xxi016wI4WY8iP2B",),
         negative=("https://docs.example.com/guides/webhooks/setting-up-your-endpoint",),
     ),

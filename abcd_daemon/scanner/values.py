@@ -124,6 +124,6 @@ def random_shaped(body: bytes) -> bool:
         return False
     # Its longest piece between separators is long: a model or package name
     # (Qwen3-Next-80B-A3B-Instruct) is short words joined, a token is not.
-    if max(len(p) for p in re.split(rb"[_-]", body)) < 16:
+    if max(len(p) for p in re.split(rb"[_-]", body)) < 12:
         return False
     return entropy(body) >= 3.8

@@ -51,6 +51,7 @@ from ..queue.survey import survey_backlog
 from ..status import DaemonStatus, summarise
 from ..store.lane import list_lanes
 from ..store.record import format_rfc3339_ns
+from ..store.rescan import stale_survey
 from .connection import serve
 from .drain_loop import drain_loop
 from .intake_loop import intake_loop, spool_watch
@@ -115,6 +116,7 @@ class Daemon:
         status.uptime_s = round(time.monotonic() - self.started_mono, 3)
         status.spool_pending = len(self.list_spool().paths)
         status.spool_failed = count_failed(self.home)
+        status.scanner, status.stale_records = stale_survey(self.home)
         return status
 
     def write_status(self) -> None:

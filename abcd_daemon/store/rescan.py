@@ -58,6 +58,19 @@ def stale(records: list[Record], label: str) -> list[Record]:
     return [r for r in records if r.scanner != label]
 
 
+def stale_survey(home) -> tuple[str, int]:
+    """``(current scanner label, stored records of every lane an older one redacted)``
+    — for ``status.json``, ``abcd daemon status`` and the session-start notice.
+    Headers are read through the records cache, so a quiet corpus costs a stat each."""
+    from ..scanner.build import current_label
+    from .lane import list_lanes
+
+    label = current_label()
+    if not label:
+        return "", 0
+    return label, sum(len(stale(list_records(lane), label)) for lane in list_lanes(home))
+
+
 def rescan_lane(lane: Lane, *, scanner, lock_timeout_s: float, dry_run: bool = False,
                 deadline_for: Callable[[int], float] | None = None,
                 progress: Callable[[Record], None] | None = None) -> RescanReport:

@@ -119,7 +119,11 @@ class Served:
             s.connect(self.env["ABCD_SOCKET"])
 
     def status_json(self) -> dict:
-        return json.loads((self.home / "status.json").read_text())
+        """The daemon's status file; ``{}`` until its first write (callers wait on it)."""
+        try:
+            return json.loads((self.home / "status.json").read_text())
+        except FileNotFoundError:
+            return {}
 
     def transcript(self, name: str, data: bytes) -> Path:
         path = self.files / name

@@ -79,3 +79,28 @@ def test_forget_removes_the_record_for_good(lane):
     assert list_records(lane) == []
     with pytest.raises(AbcdError):
         forget(lane, "sess", lock_timeout_s=5)
+
+
+def test_the_survey_counts_records_an_older_scanner_redacted(lane, current, home):
+    from abcd_daemon.store.rescan import stale_survey
+
+    label, count = stale_survey(home)
+    assert label == current.label and count == 1
+    rescan_lane(lane, scanner=current, lock_timeout_s=5)
+    assert stale_survey(home) == (current.label, 0)
+
+
+def test_the_session_start_notice_offers_the_rescan():
+    import json
+    import os
+    from pathlib import Path
+
+    from abcd_daemon import shim
+    from abcd_daemon.paths import STATUS_FILE
+
+    status_path = Path(os.environ["ABCD_HOME"]) / STATUS_FILE
+    status_path.parent.mkdir(parents=True, exist_ok=True)
+    status_path.write_text(json.dumps({"scanner": "kingfisher 9 + abcd 9", "stale_records": 3}))
+    notice = shim.backlog_notice()
+    assert "3 stored record(s) were redacted by an older scanner" in notice
+    assert "abcd history rescan --all-repos" in notice

@@ -18,6 +18,7 @@ Contract of :func:`load_ruleset`:
 - the secret is the pattern's first capture group that took part in the match, else
   the whole match (the convention of gitleaks-family rules without ``secretGroup``);
 - a value that is a placeholder or already masked (``values``) is not a finding;
+- hidden composite parts that find identifiers (ids, hosts, names) are left out;
 - severity: ``high`` confidence rules are hard_fail (a residual refuses), the rest
   warn (masked, never refusing);
 - keywords are derived from each pattern (:mod:`.literals`); a rule with none runs
@@ -57,6 +58,16 @@ class _Entry(msgspec.Struct):
     id: str
     pattern: str
     confidence: str = "medium"
+    visible: bool = True
+
+
+#: Hidden rules are the parts composite rules validate with. Those that find an
+#: identifier (a client or key id, a host, a URL, a user or account name) are not
+#: secrets and are left out; the hidden secret parts (an AWS secret key, an API
+#: secret, a passphrase) are kept.
+_IDENTIFIER_PART = re.compile(
+    r"(?:client|app|application|account|key|tenant|token|auth|service-account)-id|-id(?:\.\d+)?$|"
+    r"host|url|domain|(?:user|cloud|account|storage-account|token)-?name|address|repository")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,7 +127,8 @@ def _load(path: str, _size: int, _mtime_ns: int) -> RulesetInfo:
         raise RulesetUnavailable(f"`kingfisher rules list` printed something that is not its rule list: {exc}") from None
     if not entries:
         raise RulesetUnavailable("`kingfisher rules list` listed no rules")
-    return RulesetInfo(NAME, version, tuple(_rule(e) for e in entries))
+    kept = [e for e in entries if e.visible or not _IDENTIFIER_PART.search(e.id)]
+    return RulesetInfo(NAME, version, tuple(_rule(e) for e in kept))
 
 
 def _rule(entry: _Entry) -> Rule:

@@ -88,3 +88,19 @@ def test_degraded_refusal_is_retryable_not_permanent(identity):
     with pytest.raises(DegradedScanner) as err:
         redact_text(sc, b"x")
     assert not isinstance(err.value, RedactionResidual)
+
+
+def test_a_catastrophic_backtracking_addition_runs_in_linear_time(identity):
+    """`(a+)+$` wedged `re` for ever on one line of a's; RE2 scans it in one pass."""
+    add = {"name": "evil", "severity": "warn", "keywords": ["aaaa"], "regex": "(a+)+$"}
+    sc = build_scanner(identity, [add])
+    assert not sc.degraded
+    line = b"x " + b"a" * 200_000 + b"!\n"
+    out = redact_text(sc, line)
+    assert out.text == line  # no match (the run ends in '!'), and no hang
+
+
+def test_an_addition_re2_cannot_run_is_refused_naming_the_syntax(identity):
+    add = {"name": "look", "severity": "warn", "keywords": ["x"], "regex": "x(?=y)"}
+    sc = build_scanner(identity, [add])
+    assert "RE2 syntax" in sc.degraded and "look" in sc.degraded

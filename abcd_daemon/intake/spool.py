@@ -8,6 +8,7 @@ twice is harmless: every step after it is idempotent and the file is removed las
 
 from __future__ import annotations
 
+import errno
 import os
 
 import msgspec
@@ -20,6 +21,8 @@ from ..limits import PAYLOAD_CAP
 from ..paths import Home
 
 HEADER_CAP = 64 << 10
+#: Beside ``spool/failed/<name>``: why intake could not use it.
+REASON_SUFFIX = ".reason"
 
 
 class SpoolHeader(msgspec.Struct):
@@ -76,18 +79,23 @@ def read_item(path: str) -> SpoolItem:
 
 def move_to_failed(home: Home, path: str, reason: str) -> str:
     """Move a spooled file to ``spool/failed/`` with ``<name>.reason`` beside it (the
-    reason first). Returns the new path. Nothing is deleted."""
+    reason first). Returns the new path. Nothing is deleted: a payload in a fallback
+    spool on another filesystem is copied (0600, durably) before its original goes.
+    ``spool/failed`` holds unredacted text, so it is kept owner-only (it is abcd's own
+    directory, the one kind abcd may chmod)."""
     failed = ensure_chain(home.root, "spool", "failed")
+    if os.lstat(failed).st_mode & 0o077:
+        os.chmod(failed, 0o700)
     name = os.path.basename(path)
-    atomic_write(failed / (name + ".reason"), reason.encode("utf-8", "replace") + b"\n")
+    atomic_write(failed / (name + REASON_SUFFIX), reason.encode("utf-8", "replace") + b"\n")
     target = failed / name
-    os.replace(path, target)
+    try:
+        os.replace(path, target)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        atomic_write(target, read_guarded(path, PAYLOAD_CAP + HEADER_CAP, what="spooled payload"))
+        os.unlink(path)
+        fsync_dir(os.path.dirname(path))
     fsync_dir(failed)
     return str(target)
-
-
-def count_failed(home: Home) -> int:
-    try:
-        return sum(1 for n in os.listdir(home.spool_failed) if n.endswith(".json"))
-    except OSError:
-        return 0

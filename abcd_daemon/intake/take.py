@@ -5,11 +5,15 @@ Outcomes (``IntakeOutcome.status``):
 - ``noted`` — a session-start payload; its session note is written;
 - ``gap`` — a SubagentStop without ``agent_transcript_path``: the lane's gap marker is
   updated and nothing is staged (there is nothing to stage);
+- ``dropped`` — a payload of an event abcd does not handle (the shim spools whatever it
+  is wired to): removed, counted in the daemon's status, never "failed";
 - ``failed`` — unusable (bad payload, unreadable transcript, no lane): moved to
   ``spool/failed/`` with the reason. Nothing is deleted;
 - ``retry`` — a transient fault (lock contention, disk full): left in the spool.
 The spooled file is removed only after its transcript is durably staged, so a kill at
 any instant either leaves it to be taken again (staging is idempotent) or is done.
+Every message (the ``.reason`` beside a failed payload, the log line) goes through the
+payload's :class:`~.reasons.Scrubber`: it names fields, never quotes their values.
 """
 
 from __future__ import annotations
@@ -26,13 +30,14 @@ from ..fsio.atomic import fsync_dir
 from ..locate.notes import note_gap
 from ..paths import Home
 from ..queue.stage import stage
+from ..shim import EVENTS
 from ..store.meta import CaptureMeta
-from .harness import has_json_object_line, read_lineage, read_settled
+from .harness import read_lineage, read_settled, require_jsonl
 from .payload import parse_payload
+from .reasons import Scrubber, describe
 from .resolve import LaneResolver
 from .spool import move_to_failed, read_item
 
-EVENTS = ("subagent-stop", "session-end", "session-start")
 
 
 class IntakeOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -59,10 +64,24 @@ def _done(path: str) -> None:
 def take(home: Home, path: str, *, resolver: LaneResolver, config: Config, now_ns: int,
          sleep: Callable[[float], None] = time.sleep) -> IntakeOutcome:
     """Take the spooled payload at ``path``. Never raises for anything about the payload."""
-    name = os.path.basename(path)
-    out = IntakeOutcome(name=name, status="failed")
+    item = read_item(path)
+    header = item.header
+    scrub = Scrubber.of_payload(item.payload, {} if header is None else {
+        header.event: describe("the hook's event argument", header.event),
+        header.cwd: describe("the hook's working directory", header.cwd)})
+    out = _take(home, path, item, resolver=resolver, config=config, now_ns=now_ns, sleep=sleep,
+                scrub=scrub)
+    out.message = scrub(out.message)
+    out.warnings = [scrub(w) for w in out.warnings]
+    return out
+
+
+def _take(home: Home, path: str, item, *, resolver: LaneResolver, config: Config, now_ns: int,
+          sleep: Callable[[float], None], scrub: Scrubber) -> IntakeOutcome:
+    out = IntakeOutcome(name=item.name, status="failed")
 
     def fail(reason: str) -> IntakeOutcome:
+        reason = scrub(reason)
         out.message = reason
         try:
             move_to_failed(home, path, reason)
@@ -71,19 +90,22 @@ def take(home: Home, path: str, *, resolver: LaneResolver, config: Config, now_n
             out.message = f"{reason}; could not move it to spool/failed ({exc})"
         return out
 
-    item = read_item(path)
     if item.error:
         if "does not exist" in item.error:
             out.status = "gone"
             return out
         return fail(item.error)
     header = item.header
+    if header.event not in EVENTS:
+        out.status = "dropped"
+        out.message = (f"abcd does not handle this hook event "
+                       f"({describe('the event', header.event)}); dropped")
+        _done(path)
+        return out
     out.event = header.event
     if header.over_cap:
         return fail("the harness sent a payload over the 1 MiB cap; the shim kept a marker, not "
                     "the payload — run `abcd history ingest` to recover the transcript")
-    if header.event not in EVENTS:
-        return fail(f"unknown hook event {header.event!r}")
     try:
         payload = parse_payload(item.payload, require_agent=header.event == "subagent-stop")
     except InputError as exc:
@@ -121,9 +143,10 @@ def take(home: Home, path: str, *, resolver: LaneResolver, config: Config, now_n
                                     poll_s=config.settle_poll_s, sleep=sleep)
     except ReadRefused as exc:
         return fail(str(exc))
-    if not has_json_object_line(raw):
-        return fail(f"{transcript!r} is not a JSONL transcript (none of its lines is a JSON "
-                    "object); nothing was staged")
+    try:
+        require_jsonl(raw, "the payload's transcript")
+    except InputError as exc:
+        return fail(str(exc))
     if not settled:
         out.warnings.append("the transcript's last line was still incomplete after waiting; "
                             "staged what is on disk, which may be short")

@@ -43,8 +43,9 @@ from .. import __version__
 from ..config import Config
 from ..fsio.atomic import atomic_write, sweep_temp_files
 from ..fsio.dirs import ensure_chain
+from ..intake.failed import failed_totals, sweep_orphan_reasons
 from ..intake.resolve import LaneResolver
-from ..intake.spool import count_failed, list_spool, spool_dirs
+from ..intake.spool import list_spool, spool_dirs
 from ..paths import Home, lock_path, socket_path
 from ..queue.scanners import ScannerPool
 from ..queue.survey import survey_backlog
@@ -54,7 +55,7 @@ from ..store.lane import list_lanes
 from ..store.record import format_rfc3339_ns
 from .connection import serve
 from .drain_loop import drain_loop
-from .intake_loop import intake_loop, spool_watch
+from .intake_loop import intake_loop, spool_watch, take_now
 from .handlers import Handlers
 from .instance import acquire_instance_lock, bind_socket, inherited_socket
 from .notify import notify, watchdog_interval
@@ -74,6 +75,8 @@ class Daemon:
         self.scanners = ScannerPool(config)
         self.resolver = LaneResolver(home, config)
         self.drain_lock = threading.Lock()
+        #: Serialises intake's takers: the loop and `abcd history retry`.
+        self.intake_lock = threading.Lock()
         self.redaction_limiter = trio.CapacityLimiter(config.redaction_workers)
         self.io_limiter = trio.CapacityLimiter(4)
         self.intake_wake = trio.Event()
@@ -86,7 +89,7 @@ class Daemon:
         #: the daemon's clock: every timer in the loops is measured on it).
         self.retry_after: dict[str, float] = {}
         self.handlers = Handlers(home, config, self.scanners, drain_lock=self.drain_lock,
-                                 status=self.snapshot)
+                                 status=self.snapshot, take_one=lambda path: take_now(self, path))
         self.spool_extra = fallback_spools(self.env)
 
     # -- wake-ups ----------------------------------------------------------------
@@ -101,7 +104,7 @@ class Daemon:
         status.updated_at = format_rfc3339_ns(now)
         status.uptime_s = round(time.monotonic() - self.started_mono, 3)
         status.spool_pending = len(list_spool(spool_dirs(self.home, self.spool_extra)))
-        status.spool_failed = count_failed(self.home)
+        status.spool_failed, status.spool_failed_bytes = failed_totals(self.home)
         return status
 
     def write_status(self) -> None:
@@ -168,6 +171,7 @@ def sweep_leftovers(home: Home) -> int:
             removed += sweep_temp_files(directory)
     for directory in (home.root, home.spool_failed):
         removed += sweep_temp_files(directory)
+    removed += sweep_orphan_reasons(home)
     cutoff = time.time() - 60
     try:
         for name in os.listdir(home.spool_tmp):

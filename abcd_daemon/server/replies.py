@@ -25,7 +25,9 @@ async def answer(daemon, stream, request, send) -> None:
         for start in range(0, len(body), m.CHUNK):
             await send(stream, m.Chunk(data=body[start : start + m.CHUNK]))
         await send(stream, m.End())
-    if isinstance(request, m.DiscardRequest):
+    if isinstance(request, m.RetryRequest):
+        daemon.drain_wake.set()  # what a retry staged is drained now, not at the timer
+    if isinstance(request, (m.DiscardRequest, m.RetryRequest, m.DiscardFailedRequest)):
         await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)
 
 

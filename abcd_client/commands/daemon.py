@@ -144,11 +144,17 @@ def register(app, history, daemon) -> None:
         no_enable: bool = typer.Option(False, "--no-enable", help="Write the unit files only."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
-        """Write the systemd user units (or launchd agent) for this user and enable the socket."""
-        from ..service import install
+        """Write the systemd user units (or launchd agent) for this user, carrying this
+        shell's ABCD_HOME, ABCD_SOCKET and PATH, and enable the socket. Exits 1 with the
+        service manager's error when it refuses."""
+        from ..service import InstallFailed, install
 
         try:
             steps = install(enable=not no_enable)
+        except InstallFailed as err:
+            for step in err.steps:
+                output.note(f"abcd daemon install — {step}")
+            output.fail(err, as_json=as_json)
         except (AbcdError, OSError) as err:
             output.fail(err if isinstance(err, AbcdError) else AbcdError(str(err)), as_json=as_json)
         if as_json:

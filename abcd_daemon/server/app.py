@@ -58,6 +58,7 @@ from .drain_loop import drain_loop
 from .intake_loop import intake_loop, spool_watch, take_now
 from .handlers import Handlers
 from .instance import acquire_instance_lock, bind_socket, inherited_socket
+from .memory import tune_allocator
 from .notify import notify, watchdog_interval
 
 log = logging.getLogger("abcd.daemon")
@@ -191,6 +192,7 @@ async def run_daemon(home: Home, config: Config, *, env=None, task_status=trio.T
     """Run the daemon until a signal stops it. Raises AlreadyRunning / StorePathError
     before listening; after that it only returns."""
     env = os.environ if env is None else env
+    tune_allocator()
     with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
         await _run(home, config, env, received, task_status)
 

@@ -182,3 +182,78 @@ def test_the_daemon_notifies_ready_and_pings_the_watchdog(tmp_path):
     finally:
         assert daemon.stop() == 0
         notify.close()
+
+
+#: Run a command with the filesystem read-only except the given paths, and no network:
+#: what ProtectSystem=/ProtectHome=read-only + ReadWritePaths= + PrivateNetwork= make
+#: of the world (run inside ``unshare --user --map-root-user --mount --net``).
+_SANDBOX = """
+import os, subprocess, sys
+MOUNT = "%s"
+args = sys.argv[1:]
+cut = args.index("--")
+for step in (["--make-rprivate", "/"], *(["--bind", p, p] for p in args[:cut]),
+             ["-o", "remount,bind,ro", "/"]):
+    subprocess.run([MOUNT, *step], check=True)
+os.execv(args[cut + 1], args[cut + 1:])
+""" % (shutil.which("mount") or "/bin/mount")
+
+
+def _unit_values(unit: str, key: str) -> list[str]:
+    """The words of every ``key=`` line, unquoted as systemd reads them."""
+    import shlex
+
+    words = []
+    for line in unit.splitlines():
+        if line.startswith(key + "="):
+            words += [w.replace("%%", "%") for w in shlex.split(line[len(key) + 1:])]
+    return words
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="unshare (util-linux) not installed")
+def test_inside_the_units_sandbox_the_daemon_reads_the_home_runs_git_and_stores(tmp_path):
+    """The unit's own settings, applied: everything read-only but its ReadWritePaths, no
+    network, only the environment it carries. A hook's transcript under ~/.claude and
+    the checkout stay readable, git runs, and the record is stored."""
+    from ..conftest import make_repo
+    from ..daemon.procs import answers, run_shim, wait_for
+
+    probe = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "--net", "true"],
+                           capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"no unprivileged mount namespaces here ({probe.stderr.decode().strip()})")
+    user_home = tmp_path / "user"
+    env = env_for(tmp_path, HOME=str(user_home), ABCD_HOME=str(user_home / ".abcd"))
+    repo = user_home / "src" / "project"
+    sha = make_repo(repo)
+    session = "5a9221e2-0000-4000-8000-00000000b0c5"
+    project = user_home / ".claude" / "projects" / "-src-project"
+    project.mkdir(parents=True)
+    transcript = project / f"{session}.jsonl"
+    transcript.write_text('{"type":"user","message":{"role":"user","content":"inside"}}\n')
+    unit = service.render("abcd.service", abcd_bin=ABCD, env=env)
+    os.makedirs(service.service_environment(env)["ABCD_HOME"], mode=0o700)  # as install does
+    os.makedirs(os.path.dirname(env["ABCD_SOCKET"]), mode=0o700)  # as the socket unit does
+    writable = _unit_values(unit, "ReadWritePaths")
+    assert env["ABCD_HOME"] in writable
+    carried = dict(w.split("=", 1) for w in _unit_values(unit, "Environment"))
+    daemon_env = {"HOME": env["HOME"], **carried}  # what the user manager passes, plus the unit's
+    log = open(tmp_path / "sandboxed.log", "wb")
+    proc = subprocess.Popen([shutil.which("unshare"), "--user", "--map-root-user", "--mount", "--net", "--",
+                             sys.executable, "-c", _SANDBOX, *writable, "--",
+                             sys.executable, "-m", "abcd_client", "daemon", "run", "-v"],
+                            env=daemon_env, stdout=log, stderr=log)
+    try:
+        wait_for(lambda: answers(env) or proc.poll() is not None, what="the sandboxed daemon")
+        assert proc.poll() is None, (tmp_path / "sandboxed.log").read_text()
+        payload = {"session_id": session, "cwd": str(repo), "hook_event_name": "SessionEnd",
+                   "transcript_path": str(transcript), "reason": "exit"}
+        assert run_shim("session-end", payload, env).returncode == 0
+        records = Path(env["ABCD_HOME"]) / "transcripts" / sha / "records"
+        wait_for(lambda: records.is_dir() and any(records.glob("*.md")), 60,
+                 what="the record, stored from inside the sandbox")
+    finally:
+        proc.terminate()
+        assert proc.wait(30) == 0, (tmp_path / "sandboxed.log").read_text()
+        log.close()
+    assert b"inside" in next(records.glob("*.md")).read_bytes()

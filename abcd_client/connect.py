@@ -2,7 +2,11 @@
 
 ``daemon()`` returns a connected, handshaken :class:`DaemonClient`, or None when no daemon
 answers (no socket, connection refused, no Welcome within the timeout) — the caller then
-runs the same core in-process. ``ABCD_LOCAL=1`` forces in-process. An ``ErrorReply`` is
+runs the same core in-process. ``ABCD_LOCAL=1`` forces in-process. A daemon that
+answers for another store (the Welcome's ``home`` is not this ``ABCD_HOME``) is not
+used: stderr says so and the caller works in-process on its own store. A full listen
+queue (``EAGAIN``) is a busy daemon: retried until the connect timeout, then
+:class:`DaemonBusy` — never taken for an absent one. An ``ErrorReply`` is
 raised as :class:`RemoteError`, carrying the daemon's message, hint and exit code, so the
 CLI renders a daemon-side refusal exactly as an in-process one.
 """
@@ -11,9 +15,10 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 
-from abcd_daemon.errors import AbcdError, DaemonUnavailable, ProtocolError
-from abcd_daemon.paths import socket_path
+from abcd_daemon.errors import AbcdError, DaemonBusy, DaemonUnavailable, ProtocolError, StoreMismatch
+from abcd_daemon.paths import Home, socket_path
 from abcd_daemon.wire import messages as m
 from abcd_daemon.wire.codec import FrameDecoder, encode_frame
 
@@ -83,13 +88,54 @@ class DaemonClient:
                 return
 
 
-def connect(path: str | None = None, *, timeout: float = CONNECT_TIMEOUT_S) -> DaemonClient:
-    """Connect and handshake. Raises DaemonUnavailable when no daemon answers."""
-    path = path or socket_path()
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+def _connect_socket(path: str, timeout: float) -> socket.socket:
+    """A socket connected to ``path``, retrying a full listen queue until ``timeout``.
+    Raises DaemonBusy when it stays full, OSError when nothing listens."""
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(timeout)
+            sock.connect(path)
+            return sock
+        except BlockingIOError:  # EAGAIN: the listen queue is full — busy, not absent
+            sock.close()
+            if time.monotonic() + delay > deadline:
+                raise DaemonBusy(f"the abcd daemon on {path} is too busy to take a connection (its "
+                                 f"listen queue stayed full for {timeout:g}s)",
+                                 hint="it is working through a burst; run the command again in a "
+                                      "moment") from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
+        except BaseException:
+            sock.close()
+            raise
+
+
+def same_store(theirs: str, ours) -> bool:
+    """True when the daemon's store ``theirs`` is the directory ``ours`` (a daemon that
+    does not name its store cannot be told apart, and is taken at its word)."""
+    if not theirs:
+        return True
     try:
-        sock.settimeout(timeout)
-        sock.connect(path)
+        return os.path.samefile(theirs, ours)
+    except OSError:
+        return os.path.realpath(theirs) == os.path.realpath(ours)
+
+
+def connect(path: str | None = None, *, timeout: float = CONNECT_TIMEOUT_S,
+            expect_home=None) -> DaemonClient:
+    """Connect and handshake. Raises DaemonUnavailable when no daemon answers, DaemonBusy
+    when one is there but cannot take the connection, and — given ``expect_home`` —
+    StoreMismatch when the daemon serves another store."""
+    path = path or socket_path()
+    try:
+        sock = _connect_socket(path, timeout)
+    except OSError as exc:
+        raise DaemonUnavailable(f"no abcd daemon answered on {path} ({exc})",
+                                hint="start it with `abcd daemon start`") from None
+    try:
         sock.sendall(encode_frame(m.Hello(protocol=m.PROTOCOL_VERSION, client="abcd-cli")))
         client = DaemonClient(sock, welcome=None)  # type: ignore[arg-type]
         welcome = client._receive()
@@ -97,7 +143,6 @@ def connect(path: str | None = None, *, timeout: float = CONNECT_TIMEOUT_S) -> D
             raise ProtocolError("the daemon did not answer the handshake")
         client.welcome = welcome
         sock.settimeout(REPLY_TIMEOUT_S)
-        return client
     except RemoteError:
         sock.close()
         raise
@@ -105,15 +150,31 @@ def connect(path: str | None = None, *, timeout: float = CONNECT_TIMEOUT_S) -> D
         sock.close()
         raise DaemonUnavailable(f"no abcd daemon answered on {path} ({exc})",
                                 hint="start it with `abcd daemon start`") from None
+    if expect_home is not None and not same_store(welcome.home, expect_home):
+        sock.close()
+        raise StoreMismatch(
+            f"the abcd daemon on {path} (pid {welcome.pid}) serves the store {welcome.home}, not "
+            f"this ABCD_HOME ({os.fspath(expect_home)})",
+            hint="use the same ABCD_HOME as that daemon, or give this store its own daemon on "
+                 "its own socket (ABCD_SOCKET)")
+    return client
 
 
 def daemon() -> DaemonClient | None:
-    """A connected client, or None when the CLI should work in-process."""
+    """A connected client of this store's daemon, or None when the CLI should work
+    in-process (none answers, or the one that answers serves another store — said on
+    stderr). Raises DaemonBusy when this store's daemon cannot take a connection."""
     if os.environ.get("ABCD_LOCAL", "") == "1":
         return None
+    home = Home.from_env().root
     try:
-        return connect()
+        return connect(expect_home=home)
     except DaemonUnavailable:
+        return None
+    except StoreMismatch as exc:
+        from .output import note
+
+        note(f"abcd: {exc}; working in-process on {home} instead")
         return None
 
 

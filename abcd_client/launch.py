@@ -26,12 +26,13 @@ from abcd_daemon.paths import Home, socket_path
 START_TIMEOUT_S = 15.0
 
 
-def running():
-    """A connected client of the daemon that answers, or None."""
+def running(home: Home):
+    """A connected client of ``home``'s daemon, or None when none answers. Raises
+    AbcdError for a daemon that is busy or serves another store on this socket."""
     from .connect import connect
 
     try:
-        return connect(timeout=2.0)
+        return connect(timeout=2.0, expect_home=home.root)
     except DaemonUnavailable:
         return None
 
@@ -59,7 +60,7 @@ def start_background(home: Home, env=None) -> dict:
     from abcd_daemon.server.preflight import preflight
 
     env = os.environ if env is None else env
-    client = running()
+    client = running(home)
     if client is not None:
         pid = client.welcome.pid
         client.close()
@@ -76,7 +77,7 @@ def start_background(home: Home, env=None) -> dict:
         os.close(err_fd)
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
-        client = running()
+        client = running(home)
         if client is not None:
             client.close()
             return {"started": True, "pid": proc.pid, "log": str(home.daemon_log),

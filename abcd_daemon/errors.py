@@ -94,12 +94,21 @@ class RedactionResidual(PermanentError):
     """Stage two found blocking spans that survived redaction. Carries only kinds and
     positions, never the matched bytes."""
 
-    def __init__(self, kinds: list[str], positions: list[tuple[int, int]]) -> None:
+    def __init__(self, kinds: list[str], positions: list[tuple[int, int]], *,
+                 lines: list[int] | None = None, rules: list[str] | None = None) -> None:
         self.kinds = sorted(set(kinds))
         self.positions = positions
+        #: 1-based line of each position (in the text being redacted), and the rule
+        #: that found it — what a user needs to find the residual, never its bytes.
+        self.lines = lines or []
+        self.rules = rules or []
+        where = ""
+        if self.lines:
+            first = f"line {self.lines[0]}" + (f" (rule {self.rules[0]})" if self.rules and self.rules[0] else "")
+            where = f" at {first}" + (f" and {len(self.lines) - 1} more" if len(self.lines) > 1 else "")
         super().__init__(
             f"redaction left {len(positions)} blocking span(s) unresolved "
-            f"[{', '.join(self.kinds)}]; refusing to write",
+            f"[{', '.join(self.kinds)}]{where}; refusing to write",
             hint="the transcript is kept unredacted in quarantine; inspect it, then "
             "`abcd history discard <entry> --yes`",
         )
@@ -123,3 +132,12 @@ class BadMessage(ProtocolError):
 
 class DaemonUnavailable(AbcdError):
     """No daemon answered on the socket."""
+
+
+class DaemonBusy(AbcdError):
+    """A daemon is there but its listen queue stayed full (``EAGAIN``) for the whole
+    connect budget: busy, never to be mistaken for absent."""
+
+
+class StoreMismatch(AbcdError):
+    """The daemon that answered serves another store (its ``ABCD_HOME`` is not ours)."""

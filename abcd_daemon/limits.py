@@ -21,3 +21,13 @@ ID_MAX_LEN = 128
 ID_CHARSET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
 #: Seconds the shim waits to ring the daemon's doorbell before giving up.
 DOORBELL_TIMEOUT_S = 0.05
+#: Seconds the shim keeps retrying a doorbell the daemon's full listen queue refused
+#: (EAGAIN): a busy daemon, not an absent one.
+DOORBELL_BUSY_RETRY_S = 0.25
+#: Seconds the shim waits for its stdin to reach EOF or a complete JSON object. The
+#: harness writes the payload at once; SessionEnd hooks get 1.5 s in all, so the shim
+#: must have spooled what arrived well before that.
+STDIN_DEADLINE_S = 1.0
+#: The spool header's format version (the first line of every spooled file); intake
+#: refuses any other.
+SPOOL_VERSION = 1

@@ -21,13 +21,16 @@ Layout (DESIGN §2)::
 
 The socket is ``$ABCD_SOCKET``, else ``$XDG_RUNTIME_DIR/abcd/daemon.sock``, else
 ``ABCD_HOME/run/daemon.sock`` (machines without a runtime dir, e.g. macOS, CI);
-``daemon.lock`` lives beside it.
+``daemon.lock`` lives beside it and in ``ABCD_HOME`` (one daemon per socket and one
+per store). The spools, in the order the shim tries them and the daemon sweeps them:
+``ABCD_HOME/spool``, ``<socket dir>/spool``, ``$TMPDIR/abcd-<uid>/spool``.
 """
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 SPOOL = "spool"
+DAEMON_LOCK = "daemon.lock"
 SHIM_LOG = "shim.log"
 STATUS_FILE = "status.json"
 CONFIG_FILE = "config.toml"
@@ -74,6 +77,16 @@ def abcd_home(env=None) -> str:
     return _join(user_home(env), ".abcd")
 
 
+def cache_dir(env=None) -> str:
+    """Derived, rebuildable data shared by every store of this user (the compiled
+    ruleset): ``$ABCD_CACHE``, else ``$XDG_CACHE_HOME/abcd``, else ``~/.cache/abcd``."""
+    env = _environ(env)
+    if env.get("ABCD_CACHE", ""):
+        return env["ABCD_CACHE"]
+    base = env.get("XDG_CACHE_HOME", "") or _join(user_home(env), ".cache")
+    return _join(base, "abcd")
+
+
 def socket_path(env=None) -> str:
     """The daemon's Unix socket path (see module docstring for the fallbacks)."""
     env = _environ(env)
@@ -87,8 +100,28 @@ def socket_path(env=None) -> str:
 
 
 def lock_path(env=None) -> str:
-    """The single-instance lock, beside the socket."""
-    return _join(socket_path(env).rpartition("/")[0] or ".", "daemon.lock")
+    """The single-instance lock beside the socket (the store's own is
+    :attr:`Home.daemon_lock`)."""
+    return _join(socket_path(env).rpartition("/")[0] or ".", DAEMON_LOCK)
+
+
+def spools(env=None) -> list:
+    """Every spool directory, primary first: ``ABCD_HOME/spool``, then the fallbacks the
+    shim uses when the home cannot take a payload — beside the socket, then a per-user
+    directory under the temp dir. Each is a path ending in ``/spool`` whose parent is
+    the first abcd-owned level (:func:`abcd_daemon.safedir.open_spool`). A location
+    that coincides with an earlier one is listed once."""
+    env = _environ(env)
+    import posix
+
+    tmp_root = (env.get("TMPDIR", "") or "/tmp").rstrip("/") or "/"
+    out = []
+    for spool in (_join(abcd_home(env), SPOOL),
+                  _join(socket_path(env).rpartition("/")[0] or ".", SPOOL),
+                  _join(tmp_root, "abcd-%d" % posix.geteuid(), SPOOL)):
+        if spool not in out:
+            out.append(spool)
+    return out
 
 
 class Home:
@@ -126,6 +159,10 @@ class Home:
     @property
     def shim_log(self):
         return self.spool / SHIM_LOG
+
+    @property
+    def daemon_lock(self):
+        return self.root / DAEMON_LOCK
 
     @property
     def status_file(self):

@@ -3,16 +3,23 @@
 Runs as ``hooks/abcd-hook <event>`` under ``python3 -I -S`` (standard library only, no
 package import) and as ``abcd hook <event>``. Contract (DESIGN §3.1, invariants 1 and 5):
 
-- Read stdin (at most 1 MiB; a larger payload is replaced by a marker saying so).
+- Read stdin (at most 1 MiB; a larger payload is replaced by a marker saying so), never
+  blocking: reading stops at EOF, when the writer pauses after a complete JSON object,
+  or at ``STDIN_DEADLINE_S`` — then what arrived is spooled with ``cut_short`` set in
+  the header, and stderr says so.
 - Write ``<header line>\\n<payload bytes>`` to ``spool/tmp/<id>.json`` (0o600, O_EXCL,
-  O_NOFOLLOW), fsync, rename into ``spool/new/``, fsync the directory. The payload is on
-  disk before the shim exits, so a daemon that is down, wedged or restarting loses
-  nothing. If ``ABCD_HOME`` cannot take it (full disk, unwritable, a symlinked level),
-  the same is tried in the fallback spools the daemon also sweeps.
-- Ring the doorbell: connect to the daemon's socket and close, with a 50 ms budget. No
-  reply is awaited.
-- Record the path taken (``spooled+rang``, ``spooled,daemon-absent``, ``spooled-fallback…``
-  or ``lost: <why>``) as one line in ``spool/shim.log`` and, on failure, on stderr.
+  O_NOFOLLOW), fsync, rename into ``spool/new/``, fsync the directory — all relative to
+  directory descriptors verified by :mod:`safedir` (owner-only, no symlink), so a
+  directory another user planted is never written into. The payload is on disk before
+  the shim exits, so a daemon that is down, wedged or restarting loses nothing. If
+  ``ABCD_HOME`` cannot take it (full disk, unwritable, a refused level), the fallback
+  spools the daemon also sweeps are tried in turn (:func:`paths.spools`).
+- Ring the doorbell: connect to the daemon's socket and close, with a 50 ms budget; a
+  full listen queue (EAGAIN) is retried briefly and reported as busy, never as absent.
+  No reply is awaited.
+- Record the path taken (``spooled+rang``, ``spooled,daemon-absent``,
+  ``spooled,daemon-busy``, ``spooled-fallback…`` or ``lost: <why>``) as one line in
+  ``spool/shim.log`` and, on failure, on stderr.
 - ``session-start`` additionally prints the cross-repository backlog notice to stderr
   from ``status.json`` — it reads a file and never waits on the daemon.
 - Exit status is 0 on every path (exit 2 on SubagentStop would block the sub-agent).
@@ -24,15 +31,15 @@ import sys
 import time
 
 if __package__:
-    from . import limits, logline, paths
+    from . import limits, logline, paths, safedir
 else:  # run from hooks/abcd-hook with the package directory on sys.path
     import limits  # type: ignore[no-redef]
     import logline  # type: ignore[no-redef]
     import paths  # type: ignore[no-redef]
+    import safedir  # type: ignore[no-redef]
 
 EVENTS = ("subagent-stop", "session-end", "session-start")
 _datasync = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
-SPOOL_VERSION = 1
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
@@ -51,74 +58,65 @@ def _json_str(text):
     return "".join(out)
 
 
-def _read_stdin(cap):
-    """Return (payload bytes, over_cap). A closed or unreadable stdin is an empty payload."""
+def _read_stdin(cap, deadline_s=limits.STDIN_DEADLINE_S, clock=time.monotonic):
+    """Return (payload bytes, over_cap, cut_short). A closed or unreadable stdin is an
+    empty payload. Never blocks past ``deadline_s``: a harness writes its payload at
+    once, so reading stops at EOF, or as soon as the writer pauses after a complete JSON
+    object (Claude Code's /clear leaves stdin open), or at the deadline — then what
+    arrived is returned with ``cut_short`` set."""
     try:
         fd = sys.stdin.fileno()
         if os.isatty(fd):
-            return b"", False
-        chunks = []
-        remaining = cap + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
+            return b"", False, False
+    except (OSError, ValueError, AttributeError):
+        return b"", False, False
+    import select
+
+    chunks = []
+    size = 0
+    end = clock() + deadline_s
+    cut_short = False
+    try:
+        while size <= cap:
+            if not select.select([fd], [], [], 0)[0]:
+                if chunks and _complete_object(chunks):
+                    break  # the writer paused after a whole payload: that is all of it
+                left = end - clock()
+                if left <= 0 or not select.select([fd], [], [], left)[0]:
+                    cut_short = True
+                    break
+            chunk = os.read(fd, min(cap + 1 - size, 1 << 20))
             if not chunk:
                 break
             chunks.append(chunk)
-            remaining -= len(chunk)
-        data = b"".join(chunks)
-    except (OSError, ValueError, AttributeError):
-        return b"", False
-    if len(data) > cap:
-        return b"", True
-    return data, False
+            size += len(chunk)
+    except (OSError, ValueError):
+        if not chunks:
+            return b"", False, False
+        cut_short = True
+    if size > cap:
+        return b"", True, False
+    return b"".join(chunks), False, cut_short
 
 
-def _dirname(path):
-    head = path.rstrip("/").rpartition("/")[0]
-    return head or ("/" if path.startswith("/") else ".")
+def _complete_object(chunks):
+    """True when ``chunks`` join into one complete JSON object (json is imported only
+    here: the usual hook closes stdin and never gets this far)."""
+    if not chunks[-1].rstrip().endswith(b"}"):
+        return False
+    import json
 
-
-def _is_dir(path):
     try:
-        return (os.stat(path).st_mode & 0o170000) == 0o040000
-    except OSError:
+        return isinstance(json.loads(b"".join(chunks)), dict)
+    except (ValueError, RecursionError):
         return False
 
 
-def _makedirs(path):
-    """mkdir -p at 0o700 for the ancestors of a spool (outside abcd's verified chain)."""
-    if _is_dir(path):
-        return
-    parent = _dirname(path)
-    if parent != path:
-        _makedirs(parent)
-    try:
-        os.mkdir(path, 0o700)
-    except FileExistsError:
-        pass
-
-
-def _ensure_dir(path):
-    """mkdir 0o700 if missing; refuse anything but a real directory we own."""
-    try:
-        os.mkdir(path, 0o700)
-    except FileExistsError:
-        pass
-    st = os.lstat(path)
-    if (st.st_mode & 0o170000) != 0o040000 or st.st_uid != os.geteuid():
-        raise OSError("%s is not a real directory owned by this user" % path)
-
-
-def _spool_into(spool, name, data):
-    """Durably place ``data`` at ``spool/new/name``. Raises OSError."""
-    _makedirs(_dirname(spool))
-    _ensure_dir(spool)
-    tmp_dir = spool + "/tmp"
-    new_dir = spool + "/new"
-    _ensure_dir(tmp_dir)
-    _ensure_dir(new_dir)
-    tmp = tmp_dir + "/" + name
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _O_CLOEXEC, 0o600)
+def _write_into(dir_fd, name, data):
+    """Create ``name`` in the directory ``dir_fd`` (O_EXCL, O_NOFOLLOW, 0o600) holding
+    ``data``, synced. On failure nothing is left under the name. Raises OSError."""
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _O_CLOEXEC, 0o600,
+                 dir_fd=dir_fd)
     try:
         view = memoryview(data)
         while view:
@@ -127,46 +125,59 @@ def _spool_into(spool, name, data):
     except BaseException:
         os.close(fd)
         try:
-            os.unlink(tmp)
+            os.unlink(name, dir_fd=dir_fd)
         except OSError:
             pass
         raise
     os.close(fd)
-    os.rename(tmp, new_dir + "/" + name)
-    dfd = os.open(new_dir, os.O_RDONLY | _O_CLOEXEC)
+
+
+def _spool_into(spool, name, data):
+    """Durably place ``data`` at ``spool/new/name``. Every level from the spool's parent
+    down is created owner-only or verified (:mod:`safedir`), and the file is written and
+    renamed relative to the verified descriptors, so no symlink or foreign directory is
+    ever written through. Raises OSError (:class:`safedir.Refused` for a refused level)."""
+    spool_fd = safedir.open_spool(spool, create=True)
+    tmp_fd = new_fd = -1
     try:
-        os.fsync(dfd)
+        tmp_fd = safedir.open_level(spool_fd, "tmp", spool + "/tmp", create=True)
+        new_fd = safedir.open_level(spool_fd, "new", spool + "/new", create=True)
+        _write_into(tmp_fd, name, data)
+        os.rename(name, name, src_dir_fd=tmp_fd, dst_dir_fd=new_fd)
+        os.fsync(new_fd)
     finally:
-        os.close(dfd)
-
-
-def fallback_spools(env=None):
-    """Where a payload goes when ``ABCD_HOME/spool`` cannot take it (the daemon sweeps
-    these too): beside the socket, then a per-user directory under the temp dir."""
-    env = _env() if env is None else env
-    sock_dir = _dirname(paths.socket_path(env))
-    tmp_root = (env.get("TMPDIR", "") or "/tmp").rstrip("/") or "/"
-    return [sock_dir + "/spool", "%s/abcd-%d/spool" % (tmp_root, os.geteuid())]
+        for fd in (new_fd, tmp_fd, spool_fd):
+            if fd >= 0:
+                os.close(fd)
 
 
 def _ring(sock_path):
-    """Connect to the daemon's socket and close. True when something accepted."""
+    """Connect to the daemon's socket and close: "rang" when something accepted, "busy"
+    when its listen queue stayed full (EAGAIN) for the whole retry budget, "absent"
+    otherwise. A full queue is a daemon at work, never a missing one."""
     try:
         if (os.lstat(sock_path).st_mode & 0o170000) != 0o140000:
-            return False
+            return "absent"
     except OSError:
-        return False  # no socket: no daemon (and no need to load the socket module)
+        return "absent"  # no socket: no daemon (and no need to load the socket module)
     import _socket  # the C module: ``socket`` would pull in enum and selectors (~5 ms)
+    import errno
 
-    s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    try:
-        s.settimeout(limits.DOORBELL_TIMEOUT_S)
-        s.connect(sock_path)
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
+    give_up = time.monotonic() + limits.DOORBELL_BUSY_RETRY_S
+    while True:
+        s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            s.settimeout(limits.DOORBELL_TIMEOUT_S)
+            s.connect(sock_path)
+            return "rang"
+        except OSError as exc:
+            if exc.errno != errno.EAGAIN:
+                return "absent"
+            if time.monotonic() >= give_up:
+                return "busy"
+        finally:
+            s.close()
+        time.sleep(0.005)
 
 
 def _label(event):
@@ -176,12 +187,18 @@ def _label(event):
 
 
 def _log(home, spool_id, event, taken):
-    """Append one line to ``spool/shim.log``: spool id, event, path taken (escaped, so
-    nothing the outside world chose can start a line of its own)."""
+    """Append one line to ``ABCD_HOME/spool/shim.log`` (spool id, event, path taken;
+    escaped, so nothing the outside world chose can start a line of its own) — through
+    the verified spool directory only: a refused spool gets no log line (stderr already
+    said why)."""
     line = "%s %s %s\n" % (spool_id, _label(event), logline.escape(taken))
     try:
-        fd = os.open("%s/%s/%s" % (home, paths.SPOOL, paths.SHIM_LOG),
-                     os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | _O_CLOEXEC, 0o600)
+        spool_fd = safedir.open_spool(home.rstrip("/") + "/" + paths.SPOOL)
+        try:
+            fd = os.open(paths.SHIM_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW
+                         | _O_CLOEXEC, 0o600, dir_fd=spool_fd)
+        finally:
+            os.close(spool_fd)
         try:
             os.write(fd, line.encode("utf-8", "replace"))
         finally:
@@ -205,25 +222,29 @@ def handle(event, env=None, stdin_reader=_read_stdin):
     Never raises for anything the outside world did."""
     env = _env() if env is None else env
     home = paths.abcd_home(env)
-    primary = home.rstrip("/") + "/" + paths.SPOOL
-    payload, over_cap = stdin_reader(limits.PAYLOAD_CAP)
+    spools = paths.spools(env)
+    primary = spools[0]
+    payload, over_cap, cut_short = stdin_reader(limits.PAYLOAD_CAP)
     spool_id = _spool_id()
     try:
         cwd = os.getcwd()
     except OSError:
         cwd = ""
-    header = '{"abcd_spool":%d,"event":%s,"received_ns":%d,"cwd":%s,"over_cap":%s}\n' % (
-        SPOOL_VERSION, _json_str(event), time.time_ns(), _json_str(cwd),
-        "true" if over_cap else "false")
+    header = ('{"abcd_spool":%d,"event":%s,"received_ns":%d,"cwd":%s,"over_cap":%s,'
+              '"cut_short":%s}\n') % (
+        limits.SPOOL_VERSION, _json_str(event), time.time_ns(), _json_str(cwd),
+        "true" if over_cap else "false", "true" if cut_short else "false")
     data = header.encode("utf-8", "replace") + payload
     name = spool_id + ".json"
     path = None
     errors = []
-    for spool in [primary] + fallback_spools(env):
+    for spool in spools:
         try:
             _spool_into(spool, name, data)
             path = spool
             break
+        except safedir.Refused as exc:
+            errors.append(str(exc))
         except OSError as exc:
             errors.append("%s: %s" % (spool, exc.strerror or exc))
     if path is None:
@@ -235,10 +256,14 @@ def handle(event, env=None, stdin_reader=_read_stdin):
         return taken
     rang = _ring(paths.socket_path(env))
     taken = ("spooled" if path == primary else "spooled-fallback") + (
-        "+rang" if rang else ",daemon-absent")
+        "+rang" if rang == "rang" else ",daemon-" + rang)
     if over_cap:
         sys.stderr.write("abcd: the %s payload was over the %d-byte cap; spooled a marker "
                          "instead of it\n" % (_label(event), limits.PAYLOAD_CAP))
+    if cut_short:
+        sys.stderr.write("abcd: stdin was still open %gs after the hook started; spooled the %d "
+                         "byte(s) of the %s payload that had arrived, marked as cut short\n"
+                         % (limits.STDIN_DEADLINE_S, len(payload), _label(event)))
     if path != primary:
         sys.stderr.write("abcd: %s could not take the payload (%s); spooled it in %s\n"
                          % (primary, "; ".join(errors), path))
@@ -293,6 +318,15 @@ def backlog_notice(env=None):
         parts.append("abcd: this harness fired SubagentStop %d time(s) without an "
                      "agent_transcript_path; no sub-agent transcript can be captured on it."
                      % sum(int(x.get("gap_count", 0)) for x in gaps))
+    refused = [x for x in status.get("refused_spools", []) if isinstance(x, dict)]
+    if refused:
+        parts.append("abcd: %d spool director%s refused and never swept: %s." % (
+            len(refused), "y is" if len(refused) == 1 else "ies are",
+            "; ".join(str(x.get("reason", x.get("path", ""))) for x in refused[:3])))
+    if status.get("stale_records"):
+        parts.append("abcd: %d stored record(s) were redacted by an older scanner than %s; "
+                     "`abcd history rescan --all-repos` re-redacts them." % (
+                         int(status.get("stale_records", 0)), str(status.get("scanner", ""))[:80]))
     if status.get("spool_failed"):
         parts.append("abcd: %d hook payload(s) could not be used and are kept, UNREDACTED (%s), "
                      "in spool/failed; `abcd history staged` lists each with its reason, "

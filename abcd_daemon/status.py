@@ -27,6 +27,14 @@ class WatchRootState(msgspec.Struct, kw_only=True, omit_defaults=True):
     last_error: str = ""
 
 
+class RefusedSpool(msgspec.Struct, kw_only=True):
+    """A spool directory intake will not sweep (another owner, writable by others, a
+    symlink): ``reason`` names it, says why and what to do."""
+
+    path: str
+    reason: str
+
+
 class DaemonStatus(msgspec.Struct, kw_only=True, omit_defaults=True):
     schema: int = 1
     version: str = ""
@@ -49,6 +57,11 @@ class DaemonStatus(msgspec.Struct, kw_only=True, omit_defaults=True):
     spool_failed_bytes: int = 0
     #: Payloads of hook events abcd does not handle, dropped since the daemon started.
     events_dropped: int = 0
+    refused_spools: list[RefusedSpool] = []
+    #: The scanner captures redact with now, and how many stored records an older
+    #: one redacted (``abcd history rescan`` brings them up to date).
+    scanner: str = ""
+    stale_records: int = 0
     intake_total: int = 0
     stored_total: int = 0
     passes: int = 0

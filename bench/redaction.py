@@ -224,7 +224,12 @@ def build_corpus(seed: int = SEED, target: int = TARGET_BYTES):
 def naive(scanner, text: bytes) -> float:
     """Every rule's regex over the whole text, one rule at a time (no prefilter,
     no windows)."""
-    compiled = [re.compile(r.regex.encode()) for r in scanner.rules]
+    from abcd_daemon.scanner.engine import LINEAR_SOURCES
+    from abcd_daemon.scanner.linear import compile_linear
+
+    # The same engine per rule as the pipeline: RE2 for the ruleset, ours in re.
+    compiled = [compile_linear(r.regex) if r.source in LINEAR_SOURCES else re.compile(r.regex.encode())
+                for r in scanner.rules if r.regex]
     t = time.perf_counter()
     for rx in compiled:
         for _ in rx.finditer(text):

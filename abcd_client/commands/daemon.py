@@ -28,10 +28,16 @@ def _status_lines(status) -> list[str]:
         f"  totals:      {status.intake_total} payload(s) taken, {status.stored_total} record(s) "
         f"stored in {status.passes} pass(es)",
     ]
+    if status.scanner:
+        stale = (f", {status.stale_records} record(s) redacted by an older one — "
+                 "`abcd history rescan --all-repos`") if status.stale_records else ""
+        lines.append(f"  scanner:     {status.scanner}{stale}")
     if status.last_pass is not None:
         p = status.last_pass
         lines.append(f"  last pass:   {p.finished_at} — {p.stored} stored, {p.failed} failed, "
                      f"{p.quarantined} quarantined, {p.remaining} left ({p.seconds:.2f}s)")
+    for refused in status.refused_spools:
+        lines.append(f"  refused:     {refused.reason} — never swept")
     if status.last_error:
         lines.append(f"  last error:  {status.last_error}")
     if status.watch_roots:
@@ -41,6 +47,15 @@ def _status_lines(status) -> list[str]:
     else:
         lines.append("  watch roots: none configured (config.toml watch_roots)")
     return lines
+
+
+def _running(as_json: bool = False):
+    """This store's daemon, or None when none answers. A daemon that is busy, or that
+    serves another store on this socket, is refused with the reason (exit 1)."""
+    try:
+        return running(runtime.home())
+    except AbcdError as err:
+        output.fail(err, as_json=as_json)
 
 
 def register(app, history, daemon) -> None:
@@ -94,7 +109,7 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Stop a running daemon (SIGTERM: it finishes the current item, then exits)."""
-        client = running()
+        client = _running(as_json)
         if client is None:
             if as_json:
                 output.emit_json({"stopped": False, "message": "not running"})
@@ -120,7 +135,7 @@ def register(app, history, daemon) -> None:
         quarantined, watch roots. Exits 3 when it is not running."""
         from abcd_daemon.wire import messages as m
 
-        client = running()
+        client = _running(as_json)
         if client is None:
             if as_json:
                 output.emit_json({"running": False})

@@ -1,7 +1,8 @@
 """Owner-only directory chains, created one level at a time and re-verified.
 
 Rule: from a chain's base (the abcd home) down, every level must be a real directory
-(not a symlink, not a file) owned by this user. A missing level is created with
+(not a symlink, not a file) owned by this user and not group- or world-writable
+(:func:`abcd_daemon.safedir.problem`, the one definition of that rule). A missing level is created with
 ``mkdir(0o700)`` — never ``mkdir -p`` past the base — and an existing level keeps its
 mode. Every call re-verifies every level, so a symlink planted after creation is still
 refused.
@@ -10,27 +11,27 @@ refused.
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
 from ..errors import StorePathError
-
-DIR_MODE = 0o700
+from ..paths import DIR_MODE
+from ..safedir import problem
 
 
 def _check_level(path: Path) -> None:
-    st = os.lstat(path)
-    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+    why = problem(os.lstat(path))
+    if not why:
+        return
+    if why in ("is a symlink", "is not a directory"):
         raise StorePathError(
-            f"{str(path)!r} is not a real directory (a symlink or a non-directory "
-            "occupies it); refusing",
+            f"{str(path)!r} is not a real directory ({why[3:]}); refusing",
             hint="move whatever occupies that path aside; abcd never writes through it",
         )
-    if st.st_uid != os.geteuid():
-        raise StorePathError(
-            f"{str(path)!r} is owned by uid {st.st_uid}, not by this user; refusing",
-            hint="abcd keeps owner-only data; point ABCD_HOME at a directory you own",
-        )
+    raise StorePathError(
+        f"{str(path)!r} {why}; refusing",
+        hint="abcd keeps owner-only data: point ABCD_HOME at a directory only you own and "
+             "can write (chmod go-w, or move it aside and let abcd recreate it)",
+    )
 
 
 def ensure_dir(path) -> Path:

@@ -6,6 +6,10 @@ Rules (reference §2.1):
 - ``fstat`` of the *same descriptor* decides: anything but a regular file is refused.
 - Over the cap is refused whole, never truncated; a file that grows past the cap while
   it is read is refused too (we read at most ``cap + 1`` bytes).
+- With ``owner``, a file owned by any other uid is refused before a byte is read: a
+  payload must never make abcd read another user's file into this user's corpus.
+- With ``dir_fd``, ``path`` is a name opened relative to that (verified) directory
+  descriptor and ``shown`` names it in messages.
 """
 
 from __future__ import annotations
@@ -20,32 +24,40 @@ _FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 
 
 
 def read_guarded(
-    path, cap: int, *, what: str = "file", allow_empty: bool = True, head: int = 0
+    path, cap: int, *, what: str = "file", allow_empty: bool = True, head: int = 0,
+    owner: int | None = None, dir_fd: int | None = None, shown=None,
 ) -> bytes:
     """Return the whole content of the regular file at ``path``.
 
     Raises :class:`ReadRefused` (``reason``: ``missing``, ``not-regular``, ``too-big``,
-    ``empty`` or ``unreadable``) with a message naming ``what`` and the path. Never
-    returns a truncated file, never blocks on a FIFO, never follows a symlinked leaf.
+    ``empty``, ``foreign-owner`` or ``unreadable``) with a message naming ``what``, the
+    path and, for a non-regular file, what it is. Never returns a truncated file, never
+    blocks on a FIFO, never follows a symlinked leaf.
     With ``head > 0`` only the first ``head`` bytes are returned (the cap still applies
     to the file's size): listings read frontmatter without reading bodies.
     """
+    if shown is None:
+        shown = path
     try:
-        fd = os.open(path, _FLAGS)
+        fd = os.open(path, _FLAGS, dir_fd=dir_fd)
     except FileNotFoundError:
-        raise ReadRefused(f"{what} {str(path)!r} does not exist", reason="missing") from None
+        raise ReadRefused(f"{what} {str(shown)!r} does not exist", reason="missing") from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise _not_regular(path, what) from None
+            raise _not_regular(shown, what, "a symlink") from None
         raise ReadRefused(
-            f"{what} {str(path)!r} could not be opened ({exc.strerror})", reason="unreadable"
+            f"{what} {str(shown)!r} could not be opened ({exc.strerror})", reason="unreadable"
         ) from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise _not_regular(path, what)
+            raise _not_regular(shown, what, _KINDS.get(stat.S_IFMT(st.st_mode), "not a file"))
+        if owner is not None and st.st_uid != owner:
+            raise ReadRefused(
+                f"{what} {str(shown)!r} is owned by uid {st.st_uid}, not by this user (uid "
+                f"{owner}); refusing to read another user's file", reason="foreign-owner")
         if st.st_size > cap:
-            raise _too_big(path, what, cap)
+            raise _too_big(shown, what, cap)
         # The file is regular, so clear O_NONBLOCK's effect on nothing; read to cap + 1.
         chunks = []
         remaining = min(head, cap) if head > 0 else cap + 1
@@ -58,20 +70,24 @@ def read_guarded(
         data = b"".join(chunks)
     except OSError as exc:
         raise ReadRefused(
-            f"{what} {str(path)!r} could not be read ({exc.strerror})", reason="unreadable"
+            f"{what} {str(shown)!r} could not be read ({exc.strerror})", reason="unreadable"
         ) from None
     finally:
         os.close(fd)
     if len(data) > cap:
-        raise _too_big(path, what, cap)
+        raise _too_big(shown, what, cap)
     if not data and not allow_empty:
-        raise ReadRefused(f"{what} {str(path)!r} is empty", reason="empty")
+        raise ReadRefused(f"{what} {str(shown)!r} is empty", reason="empty")
     return data
 
 
-def _not_regular(path, what: str) -> ReadRefused:
+_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFDIR: "a directory", stat.S_IFCHR: "a character device",
+          stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+
+
+def _not_regular(path, what: str, kind: str) -> ReadRefused:
     return ReadRefused(
-        f"{what} {str(path)!r} is not a readable regular file "
+        f"{what} {str(path)!r} is not a readable regular file: it is {kind} "
         "(a symlink or non-regular file is refused)",
         reason="not-regular",
     )

@@ -10,10 +10,15 @@ and is treated like one (DESIGN §3.2 step 8, invariants 2–4):
   event abcd does not handle; :func:`discard_failed` deletes it and its reason.
 A payload is named by its spool id (the file name without ``.json``), the file name,
 or a unique prefix of at least :data:`PREFIX_MIN` characters of either.
+
+``spool/failed`` is opened by descriptor and verified on every open
+(:mod:`abcd_daemon.safedir`), and every entry is read, moved and removed relative to
+that descriptor, like the spools themselves.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -21,14 +26,14 @@ from typing import Callable
 
 import msgspec
 
+from .. import safedir
 from ..errors import UNDECODABLE, AbcdError, InputError, NotFoundError
-from ..fsio.atomic import fsync_dir
 from ..fsio.guarded import read_guarded
-from ..limits import PAYLOAD_CAP, SIDECAR_CAP
+from ..limits import SIDECAR_CAP
 from ..paths import Home
 from ..shim import EVENTS
 from ..store.record import format_rfc3339_ns
-from .spool import HEADER_CAP, REASON_SUFFIX, SpoolHeader
+from .spool import HEADER_CAP, REASON_SUFFIX, SPOOLED_CAP, SpoolHeader
 
 PREFIX_MIN = 6
 #: What a spool id looks like (the shim's ``<ns>-<pid>-<hex>``); other ``.json`` names
@@ -59,20 +64,27 @@ def looks_like_failed_name(key: str) -> bool:
     return key.endswith(".json") or SPOOL_ID_RE.match(key) is not None
 
 
-def _names(home: Home) -> list[str]:
+@contextlib.contextmanager
+def opened_failed(home: Home, *, create: bool = False):
+    """The verified descriptor of ``spool/failed``. Raises FileNotFoundError when it
+    does not exist (and ``create`` is false), :class:`safedir.Refused` when it is not
+    abcd's."""
+    fd = safedir.open_spool(str(home.spool), ("failed",), create)
     try:
-        names = os.listdir(home.spool_failed)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    return sorted(n for n in names if n.endswith(".json") and not n.startswith("."))
+        yield fd
+    finally:
+        os.close(fd)
 
 
-def describe_failed(home: Home, name: str) -> FailedPayload:
-    """List one failed payload (reads its header line and reason, never more)."""
+def _names(fd: int) -> list[str]:
+    return sorted(n for n in os.listdir(fd) if n.endswith(".json") and not n.startswith("."))
+
+
+def _describe(home: Home, fd: int, name: str) -> FailedPayload:
     path = home.spool_failed / name
     entry = FailedPayload(id=name[: -len(".json")], name=name, path=str(path), bytes=0)
     try:
-        st = os.lstat(path)
+        st = os.stat(name, dir_fd=fd, follow_symlinks=False)
     except OSError:
         entry.error = "the failed payload vanished while it was listed"
         return entry
@@ -82,15 +94,16 @@ def describe_failed(home: Home, name: str) -> FailedPayload:
         entry.error = "not a regular file; `abcd history discard` removes it"
         return entry
     try:
-        head = read_guarded(path, PAYLOAD_CAP + HEADER_CAP, what="failed payload", head=HEADER_CAP)
+        head = read_guarded(name, SPOOLED_CAP, what="failed payload", head=HEADER_CAP,
+                            dir_fd=fd, shown=path)
         header = msgspec.json.decode(head.partition(b"\n")[0], type=SpoolHeader)
         entry.event = header.event if header.event in EVENTS else ""
     except (AbcdError, *UNDECODABLE):
         pass  # the reason says what is wrong with it
     reason_path = home.spool_failed / (name + REASON_SUFFIX)
     try:
-        entry.reason = read_guarded(reason_path, SIDECAR_CAP, what="reason").decode(
-            "utf-8", "replace").strip()
+        entry.reason = read_guarded(name + REASON_SUFFIX, SIDECAR_CAP, what="reason", dir_fd=fd,
+                                    shown=reason_path).decode("utf-8", "replace").strip()
         entry.reason_path = str(reason_path)
     except AbcdError as exc:
         entry.error = str(exc)
@@ -98,28 +111,35 @@ def describe_failed(home: Home, name: str) -> FailedPayload:
 
 
 def list_failed(home: Home) -> list[FailedPayload]:
-    """Every failed payload, oldest first (spool ids sort by arrival)."""
-    return [describe_failed(home, name) for name in _names(home)]
+    """Every failed payload, oldest first (spool ids sort by arrival). Raises
+    :class:`safedir.Refused` when spool/failed is not abcd's."""
+    try:
+        with opened_failed(home) as fd:
+            return [_describe(home, fd, name) for name in _names(fd)]
+    except FileNotFoundError:
+        return []
 
 
 def failed_totals(home: Home) -> tuple[int, int]:
     """(count, bytes) of spool/failed, from one listing and an lstat per payload."""
     count = total = 0
-    for name in _names(home):
-        try:
-            total += os.lstat(home.spool_failed / name).st_size
-            count += 1
-        except OSError:
-            pass
+    try:
+        with opened_failed(home) as fd:
+            for name in _names(fd):
+                try:
+                    total += os.stat(name, dir_fd=fd, follow_symlinks=False).st_size
+                    count += 1
+                except OSError:
+                    pass
+    except OSError:  # missing, or refused (status names refused spools)
+        pass
     return count, total
 
 
-def resolve_failed(home: Home, key: str) -> str:
-    """The file name in spool/failed that ``key`` names. Raises InputError for a key
-    that is no name (a path, a glob) or an ambiguous prefix, NotFoundError for none."""
+def _resolve(fd: int, key: str) -> str:
     if not key or "/" in key or "\0" in key or key.startswith(".") or len(key) > 255:
         raise InputError(f"{key!r} is not a failed payload's id (see `abcd history staged`)")
-    names = _names(home)
+    names = _names(fd)
     stem = key[: -len(".json")] if key.endswith(".json") else key
     if stem + ".json" in names:
         return stem + ".json"
@@ -132,65 +152,79 @@ def resolve_failed(home: Home, key: str) -> str:
                         hint="`abcd history staged` lists them")
 
 
-def _unlink_reason(home: Home, name: str) -> str:
-    reason = home.spool_failed / (name + REASON_SUFFIX)
+def _unlink_reason(fd: int, name: str) -> bool:
     try:
-        os.unlink(reason)
+        os.unlink(name + REASON_SUFFIX, dir_fd=fd)
+        return True
     except FileNotFoundError:
-        return ""
-    return str(reason)
+        return False
 
 
 def retry_failed(home: Home, keys: list[str], *, everything: bool,
                  take_one: Callable[[str], object]) -> list:
-    """Put the named failed payloads (or all of them) back through intake.
-
-    ``take_one(path)`` is intake's take of one spooled file; it is given the payload
-    where it lies, so a kill at any instant leaves it in spool/failed (retried again
-    later) or taken. A payload intake consumed loses its stale reason; one it refuses
-    again gets a fresh reason in place. Returns intake's outcomes, in order."""
-    names = _names(home) if everything else list(dict.fromkeys(resolve_failed(home, k) for k in keys))
-    outcomes = []
-    for name in names:
-        path = home.spool_failed / name
-        outcome = take_one(str(path))
-        if not os.path.lexists(path):
-            _unlink_reason(home, name)
-            fsync_dir(home.spool_failed)
-        outcomes.append(outcome)
-    return outcomes
+    """Put the named failed payloads (or all of them) back through intake: each is
+    renamed into ``ABCD_HOME/spool/new`` (durably, then its stale reason removed) and
+    given to ``take_one(path)``, intake's take of one spooled entry. A kill at any
+    instant leaves it in spool/failed or spool/new — never nowhere; a payload intake
+    refuses again is back in spool/failed with a fresh reason. Returns intake's
+    outcomes, in order. The caller serialises this with its intake loop."""
+    try:
+        with opened_failed(home) as fd:
+            names = _names(fd) if everything else list(dict.fromkeys(_resolve(fd, k) for k in keys))
+            new_fd = safedir.open_spool(str(home.spool), ("new",), True)
+            try:
+                moved = []
+                for name in names:
+                    os.rename(name, name, src_dir_fd=fd, dst_dir_fd=new_fd)
+                    os.fsync(new_fd)
+                    _unlink_reason(fd, name)
+                    os.fsync(fd)
+                    moved.append(name)
+            finally:
+                os.close(new_fd)
+    except FileNotFoundError:
+        if everything:
+            return []
+        raise NotFoundError(f"no failed payload {keys[0]!r}: spool/failed is empty",
+                            hint="`abcd history staged` lists them") from None
+    return [take_one(str(home.spool_new / name)) for name in moved]
 
 
 def discard_failed(home: Home, key: str) -> FailedDiscard:
     """Delete one failed payload and its reason, irreversibly."""
-    name = resolve_failed(home, key)
-    path = home.spool_failed / name
-    st = os.lstat(path)
-    removed = []
     try:
-        os.unlink(path)
-        removed.append(str(path))
+        with opened_failed(home) as fd:
+            name = _resolve(fd, key)
+            size = os.stat(name, dir_fd=fd, follow_symlinks=False).st_size
+            removed = []
+            try:
+                os.unlink(name, dir_fd=fd)
+                removed.append(str(home.spool_failed / name))
+            except FileNotFoundError:
+                pass
+            if _unlink_reason(fd, name):
+                removed.append(str(home.spool_failed / (name + REASON_SUFFIX)))
+            os.fsync(fd)
     except FileNotFoundError:
-        pass
-    if reason := _unlink_reason(home, name):
-        removed.append(reason)
-    fsync_dir(home.spool_failed)
-    return FailedDiscard(path=str(path), bytes=st.st_size, removed=removed)
+        raise NotFoundError(f"no failed payload {key!r}: spool/failed is empty",
+                            hint="`abcd history staged` lists them") from None
+    return FailedDiscard(path=str(home.spool_failed / name), bytes=size, removed=removed)
 
 
 def sweep_orphan_reasons(home: Home) -> int:
-    """Remove ``.reason`` files whose payload is gone (a retry killed between its two
-    unlinks). Call where no taker runs (the daemon at start, under its lock)."""
-    try:
-        names = set(os.listdir(home.spool_failed))
-    except OSError:
-        return 0
+    """Remove ``.reason`` files whose payload is gone (a retry killed between its rename
+    and its unlink). Call where no taker runs (the daemon at start, under its lock)."""
     removed = 0
-    for name in names:
-        if name.endswith(REASON_SUFFIX) and name[: -len(REASON_SUFFIX)] not in names:
-            try:
-                os.unlink(home.spool_failed / name)
-                removed += 1
-            except OSError:
-                pass
+    try:
+        with opened_failed(home) as fd:
+            names = set(os.listdir(fd))
+            for name in names:
+                if name.endswith(REASON_SUFFIX) and name[: -len(REASON_SUFFIX)] not in names:
+                    try:
+                        os.unlink(name, dir_fd=fd)
+                        removed += 1
+                    except OSError:
+                        pass
+    except OSError:
+        pass
     return removed

@@ -1,20 +1,24 @@
 """Reading what the harness left on disk: the transcript (settled) and its lineage
 sidecar.
 
+Both are read only if they are regular files owned by this uid: a payload naming
+another user's file never brings it into this user's corpus.
+
 Settling (DESIGN §3.2 step 3): SubagentStop can fire before the transcript's last line
 is flushed. A transcript is settled when its last non-blank line is complete JSON; an
 unsettled one is re-read until it settles or the timeout passes, then staged anyway and
 flagged (the drain re-reads a longer source later and counts it as ``extended``).
 
 Lineage sidecar (step 4): ``agent-<id>.meta.json`` beside the transcript, derived by
-substituting the extension — never by walking a directory. Absent or unreadable means
-empty fields, never an error. Claude Code's sidecars carry ``agentType`` (and a
-description); ``spawn_attribution`` is ``sidecar`` only when one also carries a spawn
+substituting the extension — never by walking a directory. Absent or unreadable (owned
+by another uid included: it could forge lineage) means empty fields, never an error.
+Claude Code's sidecars carry ``agentType`` (and a description); ``spawn_attribution`` is ``sidecar`` only when one also carries a spawn
 depth (``spawnDepth`` > 0, with ``parentAgentId``/``toolUseId``), else ``unattributed``.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Callable
 
@@ -78,10 +82,11 @@ def read_settled(path: str, *, timeout_s: float, poll_s: float,
                  clock: Callable[[], float] = time.monotonic) -> tuple[bytes, bool]:
     """Read the transcript at ``path`` until it settles or ``timeout_s`` passes.
     Returns (bytes, settled). Raises ReadRefused for a file that cannot be read at all
-    (symlink, FIFO, over the cap, empty, missing)."""
+    (symlink, FIFO, over the cap, empty, missing, owned by another uid)."""
     deadline = clock() + timeout_s
     while True:
-        raw = read_guarded(path, TRANSCRIPT_CAP, what="transcript", allow_empty=False)
+        raw = read_guarded(path, TRANSCRIPT_CAP, what="transcript", allow_empty=False,
+                           owner=os.geteuid())
         if transcript_settled(raw):
             return raw, True
         if clock() >= deadline or not has_json_object_line(raw):
@@ -115,7 +120,8 @@ def read_lineage(transcript_path: str) -> HarnessLineage:
     if not path:
         return HarnessLineage()
     try:
-        data = msgspec.json.decode(read_guarded(path, SIDECAR_CAP, what="agent meta sidecar"))
+        data = msgspec.json.decode(read_guarded(path, SIDECAR_CAP, what="agent meta sidecar",
+                                                owner=os.geteuid()))
     except (AbcdError, *UNDECODABLE):
         return HarnessLineage()
     if not isinstance(data, dict):

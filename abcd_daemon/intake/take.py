@@ -9,9 +9,18 @@ Outcomes (``IntakeOutcome.status``):
   is wired to): removed, counted in the daemon's status, never "failed";
 - ``failed`` — unusable (bad payload, unreadable transcript, no lane): moved to
   ``spool/failed/`` with the reason. Nothing is deleted;
-- ``retry`` — a transient fault (lock contention, disk full): left in the spool.
+- ``retry`` — a transient fault (lock contention, disk full), or its spool was refused
+  since it was listed: left where it is.
 The spooled file is removed only after its transcript is durably staged, so a kill at
-any instant either leaves it to be taken again (staging is idempotent) or is done.
+any instant either leaves it to be taken again (staging is idempotent) or is done. The
+entry is read, moved and removed through its spool's verified ``new/`` descriptor
+(:func:`.spool.opened_new`), held for the whole take.
+
+A payload's transcript path must name a regular file owned by this uid; a relative one
+is resolved against the payload's ``cwd`` (never the daemon's own working directory).
+A ``cut_short`` header (the shim's stdin deadline passed) is used when what arrived is a
+complete payload, and refused with a reason when it is not.
+
 Every message (the ``.reason`` beside a failed payload, the log line) goes through the
 payload's :class:`~.reasons.Scrubber`: it names fields, never quotes their values.
 """
@@ -26,7 +35,7 @@ import msgspec
 
 from ..config import Config
 from ..errors import AbcdError, InputError, ReadRefused, RetryableError, StorePathError
-from ..fsio.atomic import fsync_dir
+from ..limits import STDIN_DEADLINE_S
 from ..locate.notes import note_gap
 from ..paths import Home
 from ..queue.stage import stage
@@ -36,8 +45,7 @@ from .harness import read_lineage, read_settled, require_jsonl
 from .payload import parse_payload
 from .reasons import Scrubber, describe
 from .resolve import LaneResolver
-from .spool import move_to_failed, read_item
-
+from .spool import move_to_failed, opened_new, read_item, remove_entry, spool_of
 
 
 class IntakeOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -53,54 +61,76 @@ class IntakeOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
     warnings: list[str] = []
 
 
-def _done(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        return
-    fsync_dir(os.path.dirname(path))
+def transcript_location(path: str, cwd: str) -> str:
+    """The absolute path a payload's transcript path names: as it is when absolute, else
+    against the payload's ``cwd``. Raises InputError when a relative path has no
+    absolute cwd to be resolved against."""
+    if os.path.isabs(path):
+        return path
+    if not os.path.isabs(cwd):
+        raise InputError(f"the transcript path {path!r} is relative and the payload carries no "
+                         "absolute cwd to resolve it against; capturing nothing")
+    return os.path.normpath(os.path.join(cwd, path))
 
 
 def take(home: Home, path: str, *, resolver: LaneResolver, config: Config, now_ns: int,
          sleep: Callable[[float], None] = time.sleep) -> IntakeOutcome:
-    """Take the spooled payload at ``path``. Never raises for anything about the payload."""
-    item = read_item(path)
+    """Take the spooled payload at ``path`` (``<spool>/new/<name>``). Never raises for
+    anything about the payload or its spool."""
+    try:
+        with opened_new(spool_of(path)) as new_fd:
+            return _take(home, new_fd, path, resolver=resolver, config=config, now_ns=now_ns,
+                         sleep=sleep)
+    except FileNotFoundError:
+        return IntakeOutcome(name=os.path.basename(path), status="gone")
+    except OSError as exc:  # safedir.Refused: the spool changed since it was listed
+        return IntakeOutcome(name=os.path.basename(path), status="retry",
+                             message=f"not taken: {exc}")
+
+
+def _take(home: Home, new_fd: int, path: str, *, resolver: LaneResolver, config: Config,
+          now_ns: int, sleep: Callable[[float], None]) -> IntakeOutcome:
+    item = read_item(new_fd, path)
     header = item.header
     scrub = Scrubber.of_payload(item.payload, {} if header is None else {
         header.event: describe("the hook's event argument", header.event),
         header.cwd: describe("the hook's working directory", header.cwd)})
-    out = _take(home, path, item, resolver=resolver, config=config, now_ns=now_ns, sleep=sleep,
-                scrub=scrub)
+    out = _take_item(home, new_fd, path, item, resolver=resolver, config=config,
+                     now_ns=now_ns, sleep=sleep, scrub=scrub)
     out.message = scrub(out.message)
     out.warnings = [scrub(w) for w in out.warnings]
     return out
 
 
-def _take(home: Home, path: str, item, *, resolver: LaneResolver, config: Config, now_ns: int,
-          sleep: Callable[[float], None], scrub: Scrubber) -> IntakeOutcome:
-    out = IntakeOutcome(name=item.name, status="failed")
+def _take_item(home: Home, new_fd: int, path: str, item, *, resolver: LaneResolver,
+               config: Config, now_ns: int, sleep: Callable[[float], None],
+               scrub: Scrubber) -> IntakeOutcome:
+    out = IntakeOutcome(name=os.path.basename(path), status="failed")
 
     def fail(reason: str) -> IntakeOutcome:
         reason = scrub(reason)
         out.message = reason
         try:
-            move_to_failed(home, path, reason)
+            move_to_failed(home, new_fd, path, reason)
         except (OSError, AbcdError) as exc:
             out.status = "retry"
             out.message = f"{reason}; could not move it to spool/failed ({exc})"
         return out
 
+    def done() -> None:
+        remove_entry(new_fd, path)
+
+    if item.missing:
+        out.status = "gone"
+        return out
     if item.error:
-        if "does not exist" in item.error:
-            out.status = "gone"
-            return out
         return fail(item.error)
     header = item.header
     if header.event not in EVENTS:
         out.status = "dropped"
         out.message = (f"abcd does not handle this hook event "
                        f"({describe('the event', header.event)}); dropped")
-        _done(path)
+        done()
         return out
     out.event = header.event
     if header.over_cap:
@@ -109,7 +139,14 @@ def _take(home: Home, path: str, item, *, resolver: LaneResolver, config: Config
     try:
         payload = parse_payload(item.payload, require_agent=header.event == "subagent-stop")
     except InputError as exc:
+        if header.cut_short:
+            return fail(f"the hook's stdin was still open {STDIN_DEADLINE_S:g}s after it started, "
+                        f"and the {len(item.payload)} byte(s) that had arrived are not a whole "
+                        f"payload ({exc}); the harness never finished sending it")
         return fail(str(exc))
+    if header.cut_short:
+        payload.warnings.append("the hook's stdin was still open at its deadline; the payload "
+                                "that had arrived was whole and is used")
     out.session_id, out.agent_id, out.warnings = payload.session_id, payload.agent_id, payload.warnings
     res = resolver.resolve(payload.session_id, payload.cwd or header.cwd, now_ns=now_ns)
     out.via = res.via
@@ -118,7 +155,7 @@ def _take(home: Home, path: str, item, *, resolver: LaneResolver, config: Config
     if header.event == "session-start":
         out.status = "noted" if res.lane is not None else "unresolved"
         out.message = res.why_not
-        _done(path)
+        done()
         return out
     if header.event == "subagent-stop" and not payload.agent_transcript_path:
         if res.lane is not None:
@@ -130,7 +167,7 @@ def _take(home: Home, path: str, item, *, resolver: LaneResolver, config: Config
         out.status = "gap"
         out.message = ("this harness fired SubagentStop with no agent_transcript_path, so no "
                        "sub-agent transcript can be captured here; `abcd history staged` reports this")
-        _done(path)
+        done()
         return out
     transcript = payload.agent_transcript_path if header.event == "subagent-stop" else payload.transcript_path
     if not transcript:
@@ -138,6 +175,10 @@ def _take(home: Home, path: str, item, *, resolver: LaneResolver, config: Config
     if res.lane is None:
         return fail(f"cannot resolve the repository for this transcript — {res.why_not}; "
                     "staging nothing")
+    try:
+        transcript = transcript_location(transcript, payload.cwd or header.cwd)
+    except InputError as exc:
+        return fail(str(exc))
     try:
         raw, settled = read_settled(transcript, timeout_s=config.settle_timeout_s,
                                     poll_s=config.settle_poll_s, sleep=sleep)
@@ -174,5 +215,5 @@ def _take(home: Home, path: str, item, *, resolver: LaneResolver, config: Config
         return out
     out.bytes = len(raw)
     out.status = "already-staged" if not result.wrote else ("restaged" if result.replaced else "staged")
-    _done(path)
+    done()
     return out

@@ -103,7 +103,8 @@ def _source_extension(sidecar, staged: bytes) -> bytes | None:
     try:
         if os.stat(sidecar.source_path).st_size <= len(staged):
             return None  # not longer: nothing to read
-        source = read_guarded(sidecar.source_path, TRANSCRIPT_CAP, what="source transcript")
+        source = read_guarded(sidecar.source_path, TRANSCRIPT_CAP, what="source transcript",
+                              owner=os.geteuid())  # as intake: never another user's file
     except (AbcdError, OSError):
         return None
     if len(source) > len(staged) and source.startswith(staged):

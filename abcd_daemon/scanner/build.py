@@ -24,10 +24,18 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 
+from ..paths import cache_dir
 from .checks import CHECKS, Context
 from .engine import Scanner
+from .generic import GENERIC_RULES
 from .identity import Identity, home_is_single_segment, identity_rules
+from .linear import compile_linear
+from .provider import RulesetUnavailable, load_ruleset
 from .rules import BUNDLED_BY_NAME, BUNDLED_RULES, SEVERITY_RANK, Rule
+
+#: Our own detectors' version: bump it when a bundled or generic rule changes, so
+#: ``abcd history rescan`` knows which records an older table redacted.
+OWN_RULES_VERSION = 4
 
 _ADDITION_KEYS = frozenset({"name", "kind", "severity", "keywords", "regex", "examples", "description"})
 _NAME = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
@@ -38,6 +46,14 @@ ADDITION_REACH = 1024
 
 class _Unusable(Exception):
     pass
+
+
+def current_label() -> str:
+    """The label a whole scanner built now would carry ("" if the ruleset is unusable)."""
+    try:
+        return f"{load_ruleset().label} + abcd {OWN_RULES_VERSION}"
+    except RulesetUnavailable:
+        return ""
 
 
 def build_scanner(identity: Identity, additions: Sequence[Mapping] = ()) -> Scanner:
@@ -55,14 +71,29 @@ def build_scanner(identity: Identity, additions: Sequence[Mapping] = ()) -> Scan
     try:
         base = _bundled(identity)
         for rule in base:  # every bundled rule must compile and name a known check
-            re.compile(rule.regex.encode("utf-8"))
+            if rule.source != "generic":
+                re.compile(rule.regex.encode("utf-8"))
             if rule.check and rule.check not in CHECKS:
                 raise ValueError(f"rule {rule.name!r} names no known check {rule.check!r}")
     except Exception as exc:  # a bundled rule that does not build is a degraded scanner
         return Scanner((), ctx, degraded=f"bundled rule table unusable: {exc}")
     try:
+        ruleset = load_ruleset()
+    except RulesetUnavailable as exc:  # no provider rules: not a scanner we store with
+        return _degraded(base, ctx, f"provider ruleset unusable: {exc}")
+    label = current_label()
+    for rule in ruleset.rules:  # compiled once per process (cached), shared by every scanner
+        try:
+            compile_linear(rule.regex)
+        except ValueError as exc:
+            return _degraded(base, ctx, f"provider ruleset unusable: rule {rule.name} does not compile: {exc}")
+    # Provider rules before ours: on an equal span the provider's name is the more
+    # telling one (``betterleaks.gitlab-pat`` over ``secret_assignment``).
+    own = [r for r in base if r.source != "generic"]
+    base = own + list(ruleset.rules) + [r for r in base if r.source == "generic"]
+    try:
         rules, checks = _merge(base, additions)
-        scanner = Scanner(rules, ctx)
+        scanner = Scanner(rules, ctx, label=label, gate_cache=cache_dir())
     except _Unusable as exc:
         return _degraded(base, ctx, str(exc))
     except Exception as exc:
@@ -83,8 +114,8 @@ def _degraded(base: list[Rule], ctx: Context, reason: str) -> Scanner:
 
 def _bundled(identity: Identity) -> list[Rule]:
     out = []
-    for rule in BUNDLED_RULES:
-        if rule.source:
+    for rule in BUNDLED_RULES + GENERIC_RULES:
+        if rule.source.startswith("identity."):
             built = identity_rules(rule, identity)
             if built is not None:
                 out.append(built)
@@ -153,9 +184,10 @@ def _new_rule(add: Mapping, name: str, severity: str, where: str) -> Rule:
     if not isinstance(regex, str) or not regex:
         raise _Unusable(f"{where}: regex must be a non-empty string")
     try:
-        compiled = re.compile(regex.encode("utf-8"))
-    except (re.error, UnicodeError) as exc:
-        raise _Unusable(f"{where}: regex does not compile ({exc})") from None
+        compiled = compile_linear(regex)
+    except ValueError as exc:  # RE2 only: an addition must not be able to backtrack
+        raise _Unusable(f"{where}: regex does not compile ({exc}); additions use RE2 syntax "
+                        "(no lookaround, no backreferences)") from None
     kind = add.get("kind", f"custom:{name}")
     if not isinstance(kind, str) or not _NAME.fullmatch(kind):
         raise _Unusable(f"{where}: kind must be 1-64 characters of [A-Za-z0-9_.:-]")
@@ -168,10 +200,15 @@ def _new_rule(add: Mapping, name: str, severity: str, where: str) -> Rule:
             raise _Unusable(f"{where}: examples must be {{positive = [...], negative = [...]}} of strings")
     return Rule(
         name=name, kind=kind, severity=severity, keywords=tuple(k.lower() for k in keywords), regex=regex,
-        group=compiled.groupindex.get("secret", 0), back=ADDITION_BACK, reach=ADDITION_REACH, boundary="",
+        group=_secret_group(compiled), back=ADDITION_BACK, reach=ADDITION_REACH, boundary="",
         source="addition",
         positive=tuple((examples or {}).get("positive", ())), negative=tuple((examples or {}).get("negative", ())),
     )
+
+
+def _secret_group(compiled) -> int:
+    index = compiled.groupindex or {}
+    return index.get(b"secret", index.get("secret", 0))
 
 
 def _example_problem(scanner: Scanner, rule: Rule, examples) -> str:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 
 from . import network
+from .values import HARNESS_ID_PREFIXES, is_placeholder, looks_secret, random_shaped
 from .escapes import ALNUM, boundary_after, boundary_before
 
 _SEGMENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -74,7 +75,7 @@ def sk_generic(buf, m, ctx) -> bool:
 
 
 def aws_example(buf, m, ctx) -> bool:
-    return m.group() != _AWS_EXAMPLE
+    return m.group() != _AWS_EXAMPLE and not is_placeholder(m.group())
 
 
 def password_value(buf, m, ctx) -> bool:
@@ -181,12 +182,77 @@ def email(buf, m, ctx) -> bool:
         return False
     if m.start() >= 1 and buf[m.start() - 1] == 0x3A and _URL_USERINFO.search(buf, _line_start(buf, m.start(), 256), m.start()):
         return False  # the password and host of scheme://user:password@host
+    if buf[max(0, m.start() - 5) : m.start()].replace(b"\\", b"").endswith((b"://", b"//")):
+        return False  # the user and host of scheme://user@host: an account, not an address
     if _ALLOWED_DOMAIN.search(domain) or domain.rsplit(b".", 1)[-1].lower() in _FILE_TLDS:
         return False
     return True  # no trailing boundary: an address followed by '_' is still one
 
 
+def secret_value(buf, m, ctx) -> bool:
+    """A generic detector's value passes the shape and entropy gate."""
+    return looks_secret(m.group(1))
+
+
+def prose_secret(buf, m, ctx) -> bool:
+    """A sentence naming a secret: the value must also carry a digit or a symbol."""
+    value = m.group(1)
+    return looks_secret(value) and re.search(rb"[0-9]|[^A-Za-z0-9]", value) is not None
+
+
+def cli_password(buf, m, ctx) -> bool:
+    """A client's password flag: short passwords count, a port number does not."""
+    return looks_secret(m.group(1), min_len=4)
+
+
+def token_shaped(buf, m, ctx) -> bool:
+    """A prefixed random token: not a harness id, and its body reads as random."""
+    prefix = buf[m.start() : m.start(1)].lower()
+    return prefix not in HARNESS_ID_PREFIXES and random_shaped(m.group(1))
+
+
+def not_public(buf, m, ctx) -> bool:
+    """``secret_value``, unless the name says the value is public (a public key) or
+    is one of the names that hold ids rather than secrets (``"key"``, ``cache_key``)."""
+    name = buf[m.start() : m.start(1)]
+    bare = re.sub(rb"[^a-z0-9_]", b"", name.lower().split(b"=")[0].split(b":")[0])
+    if _PUBLIC_NAME.search(name) or bare.lstrip(b"_n") in _ID_NAMES or _FILE_NAME.search(name):
+        return False
+    return looks_secret(m.group(1))
+
+
+def flag_value(buf, m, ctx) -> bool:
+    """A command-line flag starts a word (``online-llm-tokenizer`` holds none)."""
+    s = m.start()
+    if s > 0 and buf[s - 1] not in b" \t\"'(=[" and not (s > 1 and buf[s - 2 : s] in (b"\\n", b"\\t")):
+        return False
+    return looks_secret(m.group(1))
+
+
+_FILE_NAME = re.compile(rb"\.[A-Za-z]{1,5}[\\\"'` \t]*[:=]")  # tokenizer.css: (grep output)
+#: Secret-ish names that hold identifiers, not secrets.
+_ID_NAMES = frozenset({b"key", b"keys", b"primary_key", b"foreign_key", b"sort_key", b"cache_key", b"hash_key",
+                       b"partition_key", b"range_key", b"key_id", b"keyid", b"file_key", b"idempotency_key",
+                       b"api_version", b"api_url", b"api_base", b"author", b"authority", b"tokenizer",
+                       b"token_type", b"auth_type", b"key_name", b"keyname"})
+
+
+def cookie_value(buf, m, ctx) -> bool:
+    """A cookie header with at least one value that passes the secret gate."""
+    return any(looks_secret(v) for v in re.findall(rb"=([^;\s]{8,})", m.group(1)))
+
+
+_PUBLIC_NAME = re.compile(rb"(?i)public|pub[_-]?key|publishable")
+
+
 CHECKS: dict[str, Callable] = {
+    "token_shaped": token_shaped,
+    "cookie_value": cookie_value,
+    "not_public": not_public,
+    "flag_value": flag_value,
+    "secret_value": secret_value,
+    "prose_secret": prose_secret,
+    "cli_password": cli_password,
     "rp_session_key": rp_session_key,
     "sk_generic": sk_generic,
     "aws_example": aws_example,

@@ -26,13 +26,28 @@ import re
 from collections.abc import Callable, Sequence
 
 from .checks import CHECKS, Context
+from .gate import Gate
 from .escapes import after_escape, align_to_units, backslash_run, boundary_before
+from .linear import compile_linear
 from .pem import consume_block
 from .prefilter import VIEW, Prefilter
-from .rules import PEM_KIND, PLACEHOLDERS, Rule
+from .rules import IDENTITY_KINDS, PEM_KIND, PLACEHOLDERS, Rule
+from .values import already_masked, is_placeholder
 from .views import view_ranges, views_for
 
 _TICK_EVERY = 1024
+#: A provider rule is searched from this many bytes before its keyword hit …
+PROVIDER_BACK = 256
+#: … to this many after it (then to the next delimiter, at most _DELIM_SEARCH on).
+PROVIDER_REACH = 1024
+_DELIM_SEARCH = 8192
+_DELIMS = re.compile(rb"""[\s"',;<>]""")
+
+
+def _delimiter_after(buf: bytes, pos: int, n: int) -> int:
+    """The offset of the first delimiter (or line end) at or after ``pos``."""
+    m = _DELIMS.search(buf, pos, min(n, pos + _DELIM_SEARCH))
+    return m.start() if m else min(n, pos + _DELIM_SEARCH)
 _MAX_TRIES = 16
 HOME_SELF = "home_path_self"
 
@@ -52,14 +67,29 @@ class Finding:
     block: tuple[int, int, int] | None = None
 
 
+#: Rules compiled with RE2 (linear time) rather than ``re``: the ones abcd did not
+#: write and test itself.
+LINEAR_SOURCES = frozenset({"provider", "addition", "generic"})
+#: Rules behind the Vectorscan gate: the fixed ones (an addition changes per config).
+GATED_SOURCES = frozenset({"provider", "generic"})
+
+
 class _Compiled:
     __slots__ = ("rule", "rx", "check", "back", "reach", "anchor", "anchor_set", "word", "match_only", "is_pem",
-                 "near", "near_count", "clip", "literal")
+                 "near", "near_count", "clip", "literal", "whole_line", "groups")
 
     def __init__(self, rule: Rule) -> None:
         flags = re.IGNORECASE if rule.ignorecase else 0
         self.rule = rule
-        self.rx = re.compile(rule.regex.encode("utf-8"), flags)
+        if rule.source in LINEAR_SOURCES:
+            self.rx = compile_linear(rule.regex, rule.ignorecase)
+        else:
+            self.rx = re.compile(rule.regex.encode("utf-8"), flags)
+        self.groups = self.rx.groups
+        # A provider rule is searched over the whole line of its hit, once per line:
+        # its pattern, not a window, decides where the secret starts.
+        # (Also a generic rule with no keyword: it is a shape, tried on every line.)
+        self.whole_line = rule.source == "provider" or (rule.source == "generic" and not rule.keywords)
         self.check = CHECKS[rule.check] if rule.check else None
         self.back = rule.back
         self.reach = rule.reach
@@ -84,12 +114,23 @@ class Scanner:
     """A compiled rule set. ``degraded`` is ``""`` when whole, else why it is not
     (a degraded scanner still scans, but ``redact_text`` refuses to use it)."""
 
-    def __init__(self, rules: Sequence[Rule], ctx: Context, degraded: str = "") -> None:
+    def __init__(self, rules: Sequence[Rule], ctx: Context, degraded: str = "", label: str = "",
+                 gate_cache: str | None = None, gated: bool = True) -> None:
         self.degraded = degraded
+        #: What redacted with it, for records' ``scanner:`` field ("" when degraded).
+        self.label = label
         self.rules = tuple(rules)
         self._ctx = ctx
         self._comp = [_Compiled(r) for r in self.rules]
         self._pf = Prefilter([tuple(k.encode("utf-8") for k in r.keywords) for r in self.rules])
+        # Rules with no keyword the prefilter could use run over every line.
+        self._every_line = [i for i, c in enumerate(self._comp) if c.whole_line and not c.rule.keywords]
+        # The ruleset and our generic rules are gated: tried only in a buffer where
+        # one Vectorscan pass says they match somewhere (``gate``).
+        self._gated = [i for i, r in enumerate(self.rules) if gated and r.source in GATED_SOURCES]
+        self._gate = Gate([self.rules[i].regex for i in self._gated], gate_cache) if self._gated else None
+        self._gated_set = frozenset(self._gated)
+        self._gated_pos = {ci: j for j, ci in enumerate(self._gated)}
         self._home: tuple[int, _Compiled] | bool | None = None  # home_sweep's rule, lazily
         # Equal spans: identity kinds first (PLACEHOLDERS order), then table order.
         order = {k: i for i, k in enumerate(PLACEHOLDERS)}
@@ -167,6 +208,13 @@ class Scanner:
         hits = self._pf.find(buf.lower())
         owners = self._pf.owner_table
         comp = self._comp
+        # The gate, per line: a gated rule is tried only on a line where Vectorscan
+        # says it matches (``lines`` holds the lines where any does, in order).
+        gated = self._gated_set
+        lines = self._gate.matching_by_line(buf) if self._gate is not None else []
+        li = 0
+        line_start, line_end, allowed = lines[0] if lines else (0, -1, frozenset())
+        gated_pos = self._gated_pos
         done = [0] * len(comp)
         ends: set[int] = set()  # where accepted spans end: a token glued to one starts a word
         out: list = []
@@ -186,7 +234,28 @@ class Scanner:
                     continue
                 if s < done[ci]:
                     continue
+                if ci in gated:
+                    while line_end >= 0 and s > line_end:  # the gate's line of this hit
+                        li += 1
+                        line_start, line_end, allowed = lines[li] if li < len(lines) else (0, -1, frozenset())
+                    if s < line_start or line_end < 0 or gated_pos[ci] not in allowed:
+                        continue  # no match of this rule on the hit's line
                 c = comp[ci]
+                if c.whole_line:
+                    # The hit's neighbourhood of its line: PROVIDER_BACK before it, and
+                    # PROVIDER_REACH after, widened to the next delimiter so a token is
+                    # never cut (a match that still reaches the end is re-tried to the
+                    # line's end by _line_matches).
+                    lo = s - PROVIDER_BACK if s > PROVIDER_BACK else 0
+                    ls = buf.rfind(b"\n", lo, s) + 1 or lo
+                    if ls < done[ci]:
+                        ls = done[ci]
+                    le = buf.find(b"\n", e, e + PROVIDER_REACH)
+                    if le < 0:
+                        le = _delimiter_after(buf, min(n, e + PROVIDER_REACH), n)
+                    done[ci] = le
+                    self._line_matches(c, ci, buf, ls, le, out, ends, ctx)
+                    continue
                 if c.literal and cov_s <= s and e <= cov_e and e - s < cov_e - cov_s:
                     continue  # a literal inside a longer span just found: that span masks it
                 reach = c.reach
@@ -228,7 +297,45 @@ class Scanner:
                     le = buf.find(b"\n", m.end())
                     block = consume_block(buf, m.start(), m.end(), le if le >= 0 else n)
                 out.append((span[0], span[1], ci, block))
+        any_line = frozenset().union(*(a for _, _, a in lines)) if lines else frozenset()
+        for ci in self._every_line:
+            if ci in gated and gated_pos[ci] not in any_line:
+                continue
+            if tick is not None:
+                tick()
+            self._line_matches(comp[ci], ci, buf, 0, n, out, ends, ctx)
         return out
+
+    @staticmethod
+    def _line_matches(c: _Compiled, ci: int, buf: bytes, ls: int, le: int, out: list, ends: set[int],
+                      ctx) -> None:
+        """Every acceptable match of ``c`` in ``buf[ls:le]`` (RE2, never across a
+        line). The masked span is the first capture group that took part in the
+        match, else the whole match; placeholders, masked text and matches the
+        rule's check vetoes are not findings."""
+        rx = c.rx
+        pos = ls
+        while pos < le:
+            m = rx.search(buf, pos, le)
+            if m is None:
+                return
+            if m.end() == le and le < len(buf) and buf[le] != 0x0A:
+                line_end = buf.find(b"\n", le)
+                m = rx.match(buf, m.start(), len(buf) if line_end < 0 else line_end) or m
+            pos = max(m.end(), m.start() + 1)
+            span = m.span()
+            for g in range(1, c.groups + 1):
+                gs, ge = m.span(g)
+                if ge > gs >= 0:
+                    span = (gs, ge)
+                    break
+            value = buf[span[0] : span[1]]
+            if span[1] <= span[0] or already_masked(value) or is_placeholder(value):
+                continue
+            if c.check is not None and not c.check(buf, m, ctx):
+                continue
+            out.append((span[0], span[1], ci, None))
+            ends.add(span[1])
 
     def _try(self, c: _Compiled, buf: bytes, ws: int, s: int, we: int, n: int, ctx, ends: set[int]):
         """``(match, masked span)`` for the hit at ``s``, or ``(None, skip_to)``:
@@ -266,6 +373,9 @@ class Scanner:
         span = m.span(c.rule.group)
         if span[0] < 0:
             span = m.span()
-        if not buf[span[0] : span[1]].strip(b"*"):
-            return None  # already masked
+        value = buf[span[0] : span[1]]
+        if already_masked(value):
+            return None
+        if c.rule.kind not in IDENTITY_KINDS and not c.is_pem and is_placeholder(value):
+            return None  # ghp_XXXX…, sk_live_your_key_here: text that stands for a secret
         return m, span

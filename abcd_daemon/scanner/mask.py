@@ -28,7 +28,11 @@ import msgspec
 
 from .engine import Finding
 from .escapes import boundary_before, string_spans
-from .rules import IDENTITY_KINDS, PLACEHOLDERS, WHOLE_STAR_KINDS
+from .generic import WHOLE_STAR
+from .rules import IDENTITY_KINDS, PLACEHOLDERS
+from .rules import WHOLE_STAR_KINDS as _BUNDLED_WHOLE_STAR
+
+WHOLE_STAR_KINDS = _BUNDLED_WHOLE_STAR | WHOLE_STAR
 
 SEAL_MIN_RUNES = 16
 SEAL_HEAD, SEAL_TAIL = 3, 2

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import re
 
-_BEGIN = r"(?i:-----BEGIN[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?-----|----[ ]BEGIN[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY[ ]----)"
-_END = r"(?i:-----END[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?-----|----[ ]END[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY[ ]----)"
+# A blank in a marker may be a '+' (form-encoded: a key pasted into a URL query).
+_BEGIN = r"(?i:-----BEGIN[ +](?:[A-Z0-9]+[ +])*PRIVATE[ +]KEY(?:[ +]BLOCK)?-----|----[ +]BEGIN[ +](?:[A-Z0-9]+[ +])*PRIVATE[ +]KEY[ +]----)"
+_END = r"(?i:-----END[ +](?:[A-Z0-9]+[ +])*PRIVATE[ +]KEY(?:[ +]BLOCK)?-----|----[ +]END[ +](?:[A-Z0-9]+[ +])*PRIVATE[ +]KEY[ +]----)"
 # What joins body chunks on one line: a blank or tab, a quote or comma, an escaped
 # quote (one to three backslashes), a once- or twice-escaped \n or \r, <br>, or an
 # HTML newline entity. No alternative can match a real newline.
@@ -82,7 +83,7 @@ def consume_block(buf: bytes, header_start: int, header_end: int, line_end: int)
 
     ``line_end`` is the offset of the header line's end (its ``\\n`` or ``len``).
     Returns ``(start, end, nlines)``: from the start of the first consumed line to
-    the end of the last (its newline excluded), or ``None`` when nothing belongs to
+    the end of the last (its newline excluded; an END line ends at its marker), or ``None`` when nothing belongs to
     the block. Never raises; reads each following line once."""
     if END_RX.search(buf, header_start, header_end) or line_end >= len(buf):
         return None
@@ -101,10 +102,17 @@ def consume_block(buf: bytes, header_start: int, header_end: int, line_end: int)
         shape, run = _classify(buf[pos:end].rstrip(b"\r"))
         if shape == "other" or (len(shapes) >= MAX_BODY_LINES and run < 16):
             break
-        shapes.append((pos, end, shape, run))
         if shape == "end":
+            # The block ends with its END marker, not with the marker's line: what
+            # follows on it (the rest of a decoded JSON document — the next field,
+            # a second key) is not the key's, and masking it would break the line.
+            marker = END_RX.search(buf, pos, end).end()
+            if not _TRAIL.fullmatch(buf, marker, end):
+                end = marker  # only the frame (quotes, commas, escapes) may follow it
+            shapes.append((pos, end, shape, run))
             closed = True
             break
+        shapes.append((pos, end, shape, run))
         if nl < 0:
             break
         pos = nl + 1

@@ -55,12 +55,15 @@ _PLACEHOLDER = re.compile(rb"\[redacted-[a-z]+(?:-[a-z]+)*(?:: \d+ lines)?\]")
 @dataclasses.dataclass(frozen=True)
 class Redaction:
     """The redacted bytes and what was redacted. ``home_paths`` counts
-    home_path_self/home_path_other findings, ``secrets`` every other one."""
+    home_path_self/home_path_other findings, ``secrets`` every other one.
+    ``findings`` is ``(rule, kind, line)`` per finding (1-based line of the text
+    the round scanned: the input for the first round), never the bytes."""
 
     text: bytes
     secrets: int
     home_paths: int
     kinds: dict[str, int]
+    findings: tuple[tuple[str, str, int], ...] = ()
 
 
 def redact_text(
@@ -90,6 +93,7 @@ def redact_text(
     masked = _mask_all(text, findings)
     out, changed = _json_guard(text, masked.text, masked.edits, findings)
     found = list(findings)
+    where = _located(text, findings)
     for round_ in range(1, SANITISE_ROUNDS + 1):
         if tick is not None:
             tick()
@@ -98,16 +102,39 @@ def redact_text(
             break
         if round_ == SANITISE_ROUNDS:
             # did not converge: refuse, whatever the leftovers' severity
-            raise RedactionResidual([f.kind for f in again], [(f.start, f.end) for f in again])
+            raise residual(out, again)
         # Masking can make a new match (a token glued to the one before it gains a
         # boundary once that one is starred): mask it too, and look again.
+        where += _located(out, again)
         masked = _mask_all(out, again)
         out, changed = _json_guard(out, masked.text, masked.edits, again)
         found += again
     verify(scanner, out, changed, tick, again)
     kinds = Counter(f.kind for f in found)
     homes = sum(n for k, n in kinds.items() if k in HOME_KINDS)
-    return Redaction(text=out, secrets=len(found) - homes, home_paths=homes, kinds=dict(kinds))
+    return Redaction(text=out, secrets=len(found) - homes, home_paths=homes, kinds=dict(kinds),
+                     findings=tuple(where))
+
+
+def _line_of(text: bytes, offsets: list[int]) -> list[int]:
+    """1-based line numbers of sorted-or-not ``offsets`` in ``text``."""
+    starts = [0]
+    pos = text.find(b"\n")
+    while pos >= 0:
+        starts.append(pos + 1)
+        pos = text.find(b"\n", pos + 1)
+    return [bisect.bisect_right(starts, o) for o in offsets]
+
+
+def _located(text: bytes, findings: list[Finding]) -> list[tuple[str, str, int]]:
+    lines = _line_of(text, [f.start for f in findings])
+    return [(f.rule, f.kind, line) for f, line in zip(findings, lines)]
+
+
+def residual(text: bytes, findings: list[Finding]) -> RedactionResidual:
+    """The refusal for ``findings`` left in ``text``: kinds, lines and rules only."""
+    return RedactionResidual([f.kind for f in findings], [(f.start, f.end) for f in findings],
+                             lines=_line_of(text, [f.start for f in findings]), rules=[f.rule for f in findings])
 
 
 def _mask_all(data: bytes, findings: list[Finding]):
@@ -123,7 +150,7 @@ def _mask_all(data: bytes, findings: list[Finding]):
         if not (i < len(edits) and edits[i][0] <= f.start and f.end <= edits[i][1]):
             missing.append(f)
     if missing:
-        raise RedactionResidual([f.kind for f in missing], [(f.start, f.end) for f in missing])
+        raise residual(data, missing)
     return masked
 
 
@@ -174,11 +201,9 @@ def verify(scanner: Scanner, out: bytes, changed: list[tuple[int, int]], tick=No
     Raises :class:`RedactionResidual` naming kinds and positions, never bytes."""
     if rescanned is None:
         rescanned = rescan(scanner, out, changed, tick)
-    residual = [(f.kind, f.start, f.end) for f in rescanned if blocking(f)]
-    residual += [(f.kind, f.start, f.end) for f in scanner.home_sweep(out, tick)]
-    if residual:
-        residual.sort(key=lambda r: r[1])
-        raise RedactionResidual([k for k, _, _ in residual], [(s, e) for _, s, e in residual])
+    left = [f for f in rescanned if blocking(f)] + scanner.home_sweep(out, tick)
+    if left:
+        raise residual(out, sorted(left, key=lambda f: f.start))
 
 
 def _inside(spans: list[tuple[int, int]], s: int, e: int) -> bool:
@@ -215,7 +240,8 @@ def _json_guard(
             continue  # not a JSON line before: no JSON contract to keep
         fixed = fallback_line(line, spans)
         if fixed is None or not _is_json(fixed):
-            raise RedactionResidual([JSON_INTEGRITY], [(in_ls, in_le)])
+            raise RedactionResidual([JSON_INTEGRITY], [(in_ls, in_le)], lines=_line_of(data, [in_ls]),
+                                    rules=[JSON_INTEGRITY])
         repairs.append((out_ls, out_le, fixed))
     if not repairs:
         return out, changed

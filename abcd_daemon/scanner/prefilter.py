@@ -16,12 +16,16 @@ import ahocorasick_rs
 #: Owner id of a view trigger in a keyword's owner list.
 VIEW = -1
 #: A printable-ASCII JSON escape (\u0020-\u007f), an escaped '/', a percent escape of
-#: printable ASCII (checked for its second hex digit by the engine), a PEM marker.
+#: printable ASCII (checked for its second hex digit by the engine), a PEM marker, a
+#: twice-escaped quote.
 VIEW_TRIGGERS: tuple[bytes, ...] = (
     tuple(b"\\u00" + bytes([c]) for c in b"234567")
     + (b"\\/",)
     + tuple(b"%" + bytes([c]) for c in b"234567")
     + (b"-----begin", b"---- begin", b"\\u002d")
+    # A quote escaped twice: JSON serialised inside a JSON string, whose secrets
+    # are followed by \\\" — one decoded layer shows them as a rule expects.
+    + (b'\\\\\\"',)
 )
 
 

@@ -235,7 +235,8 @@ BUNDLED_RULES: tuple[Rule, ...] = (
         negative=("it costs $5$ each", "$6$short$x", "a $1$ bill and a $2b$ note"),
     ),
     Rule(
-        name="jwt_shaped", kind="token:jwt_shaped", severity=HARD, keywords=("eyj",),
+        # A JWT of any length: its window reaches 16 KiB (a token with many claims).
+        name="jwt_shaped", kind="token:jwt_shaped", severity=HARD, keywords=("eyj",), reach=16384,
         regex=r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
         positive=(_JWT, "Authorization: Bearer " + _JWT),
         negative=("eyJhbGciOiJIUzI1NiJ9", "eyJ.short.token", "keyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0.dozjgNryP4J3jVm"),

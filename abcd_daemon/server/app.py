@@ -45,19 +45,19 @@ from ..fsio.atomic import atomic_write, sweep_temp_files
 from ..fsio.dirs import ensure_chain
 from ..intake.failed import failed_totals, sweep_orphan_reasons
 from ..intake.resolve import LaneResolver
-from ..intake.spool import list_spool, spool_dirs
-from ..paths import Home, lock_path, socket_path
+from ..intake.spool import SpoolListing, list_spool, spool_locations
+from ..paths import Home, socket_path
 from ..queue.scanners import ScannerPool
 from ..queue.survey import survey_backlog
-from ..shim import fallback_spools
 from ..status import DaemonStatus, summarise
 from ..store.lane import list_lanes
 from ..store.record import format_rfc3339_ns
+from ..store.rescan import stale_survey
 from .connection import serve
 from .drain_loop import drain_loop
 from .intake_loop import intake_loop, spool_watch, take_now
 from .handlers import Handlers
-from .instance import acquire_instance_lock, bind_socket, inherited_socket
+from .instance import acquire_instance_locks, bind_socket, inherited_socket
 from .memory import tune_allocator
 from .notify import notify, watchdog_interval
 
@@ -83,6 +83,8 @@ class Daemon:
         self.intake_wake = trio.Event()
         self.drain_wake = trio.Event()
         self.stopping = trio.Event()
+        #: The store this daemon serves, as the handshake names it.
+        self.store = os.path.realpath(home.root)
         self.stats = DaemonStatus(version=__version__, pid=os.getpid(),
                                   started_at=format_rfc3339_ns(self.started_ns),
                                   home=str(home.root))
@@ -91,11 +93,23 @@ class Daemon:
         self.retry_after: dict[str, float] = {}
         self.handlers = Handlers(home, config, self.scanners, drain_lock=self.drain_lock,
                                  status=self.snapshot, take_one=lambda path: take_now(self, path))
-        self.spool_extra = fallback_spools(self.env)
+        #: Every spool intake sweeps (the home's, then the shim's fallbacks).
+        self.spools = spool_locations(home, self.env)
 
     # -- wake-ups ----------------------------------------------------------------
     def ring(self) -> None:
         self.intake_wake.set()
+
+    def list_spool(self) -> SpoolListing:
+        """List every spool (a worker-thread call); a spool refused for the first time is
+        logged, and the refusals are kept for ``status.json`` and ``abcd daemon status``."""
+        listing = list_spool(self.spools)
+        known = {x.path for x in self.stats.refused_spools}
+        for refused in listing.refused:
+            if refused.path not in known:
+                log.warning("not sweeping spool %s: %s", refused.path, refused.reason)
+        self.stats.refused_spools = listing.refused
+        return listing
 
     # -- status ------------------------------------------------------------------
     def snapshot(self) -> DaemonStatus:
@@ -104,8 +118,9 @@ class Daemon:
         status = summarise(self.stats, survey_backlog(self.home, now_ns=now, ttl_s=self.config.staged_ttl_s))
         status.updated_at = format_rfc3339_ns(now)
         status.uptime_s = round(time.monotonic() - self.started_mono, 3)
-        status.spool_pending = len(list_spool(spool_dirs(self.home, self.spool_extra)))
+        status.spool_pending = len(self.list_spool().paths)
         status.spool_failed, status.spool_failed_bytes = failed_totals(self.home)
+        status.scanner, status.stale_records = stale_survey(self.home)
         return status
 
     def write_status(self) -> None:
@@ -198,7 +213,7 @@ async def run_daemon(home: Home, config: Config, *, env=None, task_status=trio.T
 
 
 async def _run(home: Home, config: Config, env, received, task_status) -> None:
-    lock_fd = acquire_instance_lock(lock_path(env))
+    lock_fds = acquire_instance_locks(home, env)
     try:
         ensure_chain(home.root, "spool", "new")
         ensure_chain(home.root, "spool", "tmp")
@@ -243,4 +258,5 @@ async def _run(home: Home, config: Config, env, received, task_status) -> None:
                     pass
             log.info("abcd daemon stopped")
     finally:
-        os.close(lock_fd)
+        for fd in lock_fds:
+            os.close(fd)

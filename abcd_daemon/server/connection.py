@@ -8,10 +8,13 @@ Rules:
   and every reply must be taken within ``SEND_DEADLINE_S``; a slow, silent or
   non-reading client is dropped, so it cannot pin a handler.
 - Requests are small: a request frame over ``REQUEST_MAX_FRAME`` is refused on its
-  length prefix (the stream cannot be trusted after that: the connection is closed).
+  length prefix.
 - A whole frame that is no valid request — an unknown op, a field of the wrong type, a
   reply sent as a request — is answered with an ``ErrorReply`` saying so and naming the
   ops this daemon answers; the connection stays open (the stream is still in step).
+- A frame that cannot be used otherwise — over the limit, or cut off by the client
+  half-closing inside it — is answered with one ``ErrorReply`` saying which (best effort,
+  the client may be gone), then the connection is closed: the stream is desynchronised.
 """
 
 from __future__ import annotations
@@ -33,8 +36,6 @@ log = logging.getLogger("abcd.daemon")
 REQUEST_DEADLINE_S = 10.0
 SEND_DEADLINE_S = 30.0
 REQUEST_MAX_FRAME = 1 << 20
-
-
 _REQUESTS = m.Request.__args__
 
 
@@ -57,6 +58,9 @@ async def _receive(stream, decoder: FrameDecoder):
                 return message
             data = await stream.receive_some(65536)
             if not data:
+                if decoder.buffered:
+                    raise ProtocolError(f"the connection was closed {decoder.buffered} byte(s) into "
+                                        "a frame that never finished; refused")
                 return None
             decoder.feed(data)
 
@@ -66,55 +70,74 @@ async def serve_connection(stream: trio.SocketStream, daemon) -> None:
     daemon.ring()
     try:
         async with stream:
-            uid = peer_uid(stream.socket)
-            if uid is None or uid != os.geteuid():
-                log.warning("refused a connection from uid %s (this daemon serves uid %s only)",
-                            uid, os.geteuid())
-                return
-            decoder = FrameDecoder(max_frame=REQUEST_MAX_FRAME)
             try:
-                hello = await _receive(stream, decoder)
-            except BadMessage as exc:
-                await _send(stream, _refusal(exc))
-                return
-            if hello is None:
-                return  # the doorbell
-            if not isinstance(hello, m.Hello):
-                await _send(stream, m.ErrorReply(kind="ProtocolError",
-                                                 message="a connection must open with Hello",
-                                                 exit_code=2))
-                return
-            if hello.protocol != m.PROTOCOL_VERSION:
-                await _send(stream, m.ErrorReply(
-                    kind="ProtocolError",
-                    message=f"this daemon speaks protocol {m.PROTOCOL_VERSION}, the client "
-                            f"{hello.protocol}",
-                    hint="restart the daemon after upgrading abcd: `abcd daemon stop`, then "
-                         "`abcd daemon start`"))
-                return
-            await _send(stream, m.Welcome(protocol=m.PROTOCOL_VERSION,
-                                          daemon_version=__version__, pid=os.getpid()))
-            while True:
-                try:
-                    request = await _receive(stream, decoder)
-                except BadMessage as exc:
-                    await _send(stream, _refusal(exc))
-                    continue
-                if request is None:
-                    return
-                if not isinstance(request, _REQUESTS):
-                    await _send(stream, _refusal(BadMessage(
-                        f"{type(request).__name__} is not a request this daemon answers; refused",
-                        hint=f"requests are the ops {', '.join(m.REQUEST_OPS)}")))
-                    continue
-                await answer(daemon, stream, request, _send)
-    except (ProtocolError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
+                await _converse(stream, daemon)
+            except ProtocolError as exc:
+                log.info("refused a malformed request: %s", exc)
+                await _refuse(stream, exc)
+    except (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
             ConnectionError) as exc:
         log.debug("connection closed: %s", exc)
     except OSError as exc:
         log.debug("connection failed: %s", exc)
     except Exception:  # noqa: BLE001 - one connection must never take the daemon down
         log.exception("a connection failed unexpectedly; dropped it")
+
+
+async def _converse(stream: trio.SocketStream, daemon) -> None:
+    uid = peer_uid(stream.socket)
+    if uid is None or uid != os.geteuid():
+        log.warning("refused a connection from uid %s (this daemon serves uid %s only)",
+                    uid, os.geteuid())
+        return
+    decoder = FrameDecoder(max_frame=REQUEST_MAX_FRAME)
+    try:
+        hello = await _receive(stream, decoder)
+    except BadMessage as exc:
+        await _send(stream, _refusal(exc))
+        return
+    if hello is None:
+        return  # the doorbell
+    if not isinstance(hello, m.Hello):
+        await _send(stream, m.ErrorReply(kind="ProtocolError",
+                                         message="a connection must open with Hello",
+                                         exit_code=2))
+        return
+    if hello.protocol != m.PROTOCOL_VERSION:
+        await _send(stream, m.ErrorReply(
+            kind="ProtocolError",
+            message=f"this daemon speaks protocol {m.PROTOCOL_VERSION}, the client "
+                    f"{hello.protocol}",
+            hint="restart the daemon after upgrading abcd: `abcd daemon stop`, then "
+                 "`abcd daemon start`"))
+        return
+    await _send(stream, m.Welcome(protocol=m.PROTOCOL_VERSION, daemon_version=__version__,
+                                  pid=os.getpid(), home=daemon.store))
+    while True:
+        try:
+            request = await _receive(stream, decoder)
+        except BadMessage as exc:
+            await _send(stream, _refusal(exc))
+            continue
+        if request is None:
+            return
+        if not isinstance(request, _REQUESTS):
+            await _send(stream, _refusal(BadMessage(
+                f"{type(request).__name__} is not a request this daemon answers; refused",
+                hint=f"requests are the ops {', '.join(m.REQUEST_OPS)}")))
+            continue
+        await answer(daemon, stream, request, _send)
+
+
+async def _refuse(stream, exc: ProtocolError) -> None:
+    """Tell the client why its bytes were refused, if it still listens; never raises."""
+    try:
+        with trio.move_on_after(1.0):
+            await stream.send_all(encode_frame(m.ErrorReply(
+                kind="ProtocolError", message=str(exc),
+                hint="the connection is closed; open a new one and send whole frames")))
+    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+        pass
 
 
 async def serve(daemon, listener: trio.SocketListener, task_status=trio.TASK_STATUS_IGNORED) -> None:

@@ -1,11 +1,17 @@
-"""One daemon per user: the instance lock and the listening socket.
+"""One daemon per socket and per store: the instance locks and the listening socket.
 
 Rules (DESIGN §3.8):
-- Single instance: an exclusive ``flock`` on ``daemon.lock`` beside the socket, held for
-  the daemon's lifetime. Liveness is never judged by a ping or a pid: only the lock.
+- Single instance: an exclusive ``flock`` on ``ABCD_HOME/daemon.lock`` (one daemon per
+  store, whatever socket it was told to use) and on ``daemon.lock`` beside the socket
+  (one daemon per socket), both held for the daemon's lifetime. Liveness is never
+  judged by a ping or a pid: only the locks.
 - Only the lock holder may remove a stale socket file, and only if it *is* a socket.
-- The socket's directory is created 0o700 and verified; the socket is chmod 0o600
-  right after ``bind``.
+- The socket's directory is created 0o700 when missing; an existing one must already
+  be a real directory of this uid that nobody else can write (:mod:`abcd_daemon.safedir`)
+  and is refused otherwise — never chmodded (``ABCD_SOCKET=/tmp/x.sock`` must not lock
+  every user out of ``/tmp``). The socket is chmod 0o600 right after ``bind``.
+- The socket listens with the system's maximum backlog, so a burst of hooks queues
+  instead of being refused (``EAGAIN``).
 - A socket passed by systemd (``LISTEN_PID`` = our pid, ``LISTEN_FDS`` ≥ 1, fd 3) or by
   launchd (``launch_activate_socket``) is used as it is and never unlinked.
 """
@@ -18,7 +24,10 @@ import socket
 import stat
 import sys
 
+from .. import safedir
 from ..errors import AbcdError, StorePathError
+from ..fsio.dirs import ensure_chain
+from ..paths import Home, lock_path
 
 SD_LISTEN_FDS_START = 3
 
@@ -27,11 +36,8 @@ class AlreadyRunning(AbcdError):
     """Another daemon holds the instance lock."""
 
 
-def acquire_instance_lock(lock_path: str) -> int:
-    """Take the instance lock; returns its fd (keep it open). Raises AlreadyRunning."""
-    directory = os.path.dirname(lock_path)
-    ensure_socket_dir(directory)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+def _lock(path: str, whose: str) -> int:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -42,28 +48,52 @@ def acquire_instance_lock(lock_path: str) -> int:
             pass
         os.close(fd)
         raise AlreadyRunning(
-            f"another abcd daemon is running (it holds {lock_path}"
+            f"another abcd daemon is running {whose} (it holds {path}"
             + (f", pid {holder}" if holder else "") + ")",
-            hint="`abcd daemon status` talks to it; stop it before starting another",
+            hint="`abcd daemon status` talks to it (with the same ABCD_HOME and ABCD_SOCKET); "
+                 "stop it before starting another",
         ) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     return fd
 
 
-def ensure_socket_dir(directory: str) -> None:
-    """Create ``directory`` 0o700 if missing; refuse a symlink or a foreign owner."""
-    os.makedirs(os.path.dirname(directory) or "/", exist_ok=True)
+def acquire_instance_locks(home: Home, env=None) -> list[int]:
+    """Take the store's lock, then the socket's; returns their fds (keep them open).
+    Raises AlreadyRunning, or StorePathError for an unusable home or socket directory."""
+    ensure_chain(home.root)
+    fds = [_lock(str(home.daemon_lock), "on this store")]
     try:
-        os.mkdir(directory, 0o700)
-    except FileExistsError:
-        pass
-    st = os.lstat(directory)
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
-        raise StorePathError(f"{directory!r} is not a directory owned by this user; refusing to "
-                             "put the daemon's socket there")
-    if st.st_mode & 0o077:
-        os.chmod(directory, 0o700)
+        path = lock_path(env)
+        ensure_socket_dir(os.path.dirname(path))
+        fds.append(_lock(path, "on this socket"))
+    except BaseException:
+        os.close(fds[0])
+        raise
+    return fds
+
+
+def ensure_socket_dir(directory: str) -> None:
+    """Create ``directory`` 0o700 if missing; an existing one must be ours and writable by
+    nobody else (never chmodded). Raises StorePathError saying which and what to do."""
+    try:
+        os.close(safedir.open_chain(directory, create=True))
+    except OSError as exc:
+        why = exc.why if isinstance(exc, safedir.Refused) else (exc.strerror or str(exc))
+        raise StorePathError(
+            f"the socket directory {directory!r} {why}; refusing to put the daemon's socket "
+            "there (abcd never changes the mode of a directory it did not create)",
+            hint="point ABCD_SOCKET at a path in a directory only you own and can write, or at "
+                 "one that does not exist yet (abcd creates it owner-only)") from None
+
+
+def listen_backlog() -> int:
+    """The system's maximum listen backlog (``net.core.somaxconn``), else SOMAXCONN."""
+    try:
+        with open("/proc/sys/net/core/somaxconn", "rb") as f:
+            return max(int(f.read().strip()), socket.SOMAXCONN)
+    except (OSError, ValueError):
+        return socket.SOMAXCONN
 
 
 def remove_stale_socket(path: str) -> bool:
@@ -86,7 +116,7 @@ def bind_socket(path: str) -> socket.socket:
     try:
         sock.bind(path)
         os.chmod(path, 0o600)
-        sock.listen(128)
+        sock.listen(listen_backlog())
     except BaseException:
         sock.close()
         raise

@@ -16,7 +16,6 @@ import time
 
 import trio
 
-from ..intake.spool import list_spool, spool_dirs
 from ..intake.take import IntakeOutcome, take
 from .logs import log_unexpected
 
@@ -24,10 +23,11 @@ log = logging.getLogger("abcd.daemon")
 
 
 async def intake_loop(daemon) -> None:
-    dirs = spool_dirs(daemon.home, daemon.spool_extra)
     while not daemon.stopping.is_set():
         daemon.intake_wake = trio.Event()
-        paths = await trio.to_thread.run_sync(list_spool, dirs, limiter=daemon.io_limiter)
+        refused = daemon.stats.refused_spools
+        listing = await trio.to_thread.run_sync(daemon.list_spool, limiter=daemon.io_limiter)
+        paths = listing.paths
         now = trio.current_time()
         taken = 0
         for path in paths:
@@ -43,7 +43,7 @@ async def intake_loop(daemon) -> None:
                 daemon.retry_after.pop(path, None)
             if outcome.status in ("staged", "restaged"):
                 daemon.drain_wake.set()
-        if taken:
+        if taken or listing.refused != refused:
             await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)
         with trio.move_on_after(daemon.config.sweep_interval_s):
             await daemon.intake_wake.wait()

@@ -140,6 +140,7 @@ def capture(
             source_tool=meta.source_tool,
             redacted_secrets=redaction.secrets,
             redacted_home_paths=redaction.home_paths,
+            scanner=scanner.label,
             spawn_depth=meta.spawn_depth,
             **scalars,
         )

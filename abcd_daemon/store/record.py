@@ -51,6 +51,9 @@ class Record(msgspec.Struct, kw_only=True, omit_defaults=True):
     source_tool: str = ""
     redacted_secrets: int = 0
     redacted_home_paths: int = 0
+    #: The scanner that redacted it: ``<ruleset> <version> + abcd <n>`` ("" before
+    #: the field existed). ``abcd history rescan`` re-redacts records of another.
+    scanner: str = ""
     agent_id: str = ""
     parent_agent_id: str = ""
     agent_type: str = ""
@@ -135,6 +138,8 @@ def format_record(record: Record, body: bytes) -> bytes:
         f"redacted_secrets: {record.redacted_secrets}",
         f"redacted_home_paths: {record.redacted_home_paths}",
     ]
+    if record.scanner:
+        lines.append(f"scanner: {record.scanner}")
     for key in _STRING_KEYS:
         value = getattr(record, key)
         if value:
@@ -207,6 +212,7 @@ def parse_header(header: bytes) -> Record:
         source_tool=tool,
         redacted_secrets=_int(fields.get("redacted_secrets", "0")),
         redacted_home_paths=_int(fields.get("redacted_home_paths", "0")),
+        scanner=fields.get("scanner", ""),
         spawn_depth=_int(fields.get("spawn_depth", "0")),
         context_stamps=stamps,
         **{key: fields.get(key, "") for key in _STRING_KEYS},

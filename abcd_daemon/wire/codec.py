@@ -93,6 +93,8 @@ def explain(payload: bytes, exc: Exception) -> BadMessage:
             "of different versions disagree — `abcd daemon stop`, then `abcd daemon start`")
     try:
         raw = msgspec.msgpack.decode(payload)
+    except RecursionError:
+        return BadMessage("a frame nests deeper than any protocol message; refused", hint=hint)
     except UNDECODABLE:
         return BadMessage("a frame is not msgpack; refused", hint=hint)
     op = raw.get("op") if isinstance(raw, dict) else None

@@ -42,6 +42,9 @@ class Welcome(_Msg, tag="welcome"):
     protocol: int
     daemon_version: str
     pid: int
+    #: The store this daemon serves (its ABCD_HOME, resolved): a client of another
+    #: store must not show this one's records as its own.
+    home: str = ""
 
 
 # -- requests --------------------------------------------------------------------

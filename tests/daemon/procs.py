@@ -93,3 +93,25 @@ def run_shim(event: str, payload, env, *, timeout=10.0, cwd=None) -> subprocess.
 def shim_log(env) -> list[str]:
     path = Path(env["ABCD_HOME"]) / "spool" / "shim.log"
     return path.read_text().splitlines() if path.exists() else []
+
+
+def wedged_listener(env) -> list:
+    """A listener at the socket path that never accepts, its queue filled until the
+    kernel answers EAGAIN: a daemon too busy to take a connection. Returns the sockets
+    to close (the listener first)."""
+    import socket
+
+    os.makedirs(os.path.dirname(env["ABCD_SOCKET"]), mode=0o700, exist_ok=True)
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(env["ABCD_SOCKET"])
+    listener.listen(0)
+    held = [listener]
+    while True:
+        s = socket.socket(socket.AF_UNIX)
+        s.setblocking(False)
+        try:
+            s.connect(env["ABCD_SOCKET"])
+        except BlockingIOError:
+            s.close()
+            return held
+        held.append(s)

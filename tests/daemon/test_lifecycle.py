@@ -141,7 +141,12 @@ def test_an_oversized_request_is_refused_and_the_daemon_keeps_serving(tmp_path):
         decoder.feed(s.recv(4096))
         assert isinstance(decoder.next_frame(), m.Welcome)
         s.sendall((512 << 20).to_bytes(4, "big"))
-        assert s.recv(10) == b""
+        while (refusal := decoder.next_frame()) is None:
+            decoder.feed(s.recv(4096))
+        assert isinstance(refusal, m.ErrorReply)
+        assert refusal.message == (f"a frame of {512 << 20} bytes is over the {1 << 20}-byte "
+                                   "limit; refused")
+        assert s.recv(10) == b""  # then closed: the stream is desynchronised
         assert answers(env)
     finally:
         assert daemon.stop() == 0

@@ -97,6 +97,6 @@ def test_drain_is_served_by_the_running_daemon(tmp_path):
                   config=Config(), now_ns=1_767_225_600 * 10**9 + i)
         code, out, err = abcd(env, "history", "drain", "--json", cwd=repo)
         assert code == 0, err
-        assert sorted(r["session_id"] for r in json.loads(out)["captured"]) == ["s0", "s1", "s2"]
+        assert sorted(r["session_id"] for r in json.loads(out)["captured"]) == ["s0", "s1", "s2"], out
     finally:
         assert daemon.stop() == 0

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from .procs import SHIM, DaemonProc, env_for, run_shim, shim_log
+from .procs import SHIM, DaemonProc, env_for, run_shim, shim_log, wedged_listener
 
 PAYLOAD = {"session_id": "sess-1", "cwd": "/nowhere", "hook_event_name": "SubagentStop",
            "agent_id": "a1", "agent_transcript_path": "/nowhere/agent-a1.jsonl"}
@@ -151,3 +151,132 @@ def test_hooks_manifest_wires_the_three_events_to_the_shim():
         "SessionStart": '"${CLAUDE_PLUGIN_ROOT}/hooks/abcd-hook" session-start',
     }
     assert os.access(SHIM, os.X_OK)
+
+
+# --------------------------------------------------------------------------- stdin deadline
+
+
+def _header(env, name):
+    with open(os.path.join(env["ABCD_HOME"], "spool", "new", name), "rb") as f:
+        header, payload = f.read().split(b"\n", 1)
+    return json.loads(header), payload
+
+
+def test_a_hook_whose_stdin_never_closes_spools_what_arrived_and_exits_zero(tmp_path):
+    env = env_for(tmp_path)
+    # `sleep 30 | abcd-hook session-end`: the writer keeps stdin open and sends nothing.
+    writer = subprocess.Popen(["sleep", "30"], stdout=subprocess.PIPE)
+    try:
+        res = subprocess.run([str(SHIM), "session-end"], stdin=writer.stdout, env=env,
+                             capture_output=True, timeout=20)  # before: blocked until killed
+    finally:
+        writer.kill()
+        writer.wait()
+        writer.stdout.close()
+    assert res.returncode == 0 and res.stdout == b""
+    assert b"stdin was still open 1s after the hook started" in res.stderr
+    [name] = spooled(env)
+    header, payload = _header(env, name)
+    assert header["cut_short"] is True and payload == b""
+
+
+def test_a_complete_payload_on_a_stdin_left_open_is_spooled_whole_without_waiting_for_eof(tmp_path):
+    env = env_for(tmp_path)
+    proc = subprocess.Popen([str(SHIM), "session-end"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        proc.stdin.write(json.dumps(PAYLOAD).encode())
+        proc.stdin.flush()  # and never closed, as Claude Code's /clear leaves it
+        assert proc.wait(timeout=20) == 0
+        assert proc.stderr.read() == b""
+    finally:
+        proc.stdin.close()
+    [name] = spooled(env)
+    header, payload = _header(env, name)
+    assert header["cut_short"] is False and json.loads(payload) == PAYLOAD
+
+
+def test_half_a_payload_on_a_stdin_left_open_is_spooled_marked_cut_short(tmp_path):
+    env = env_for(tmp_path)
+    proc = subprocess.Popen([str(SHIM), "subagent-stop"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        proc.stdin.write(b'{"session_id": "sess-1", "agent_')
+        proc.stdin.flush()
+        assert proc.wait(timeout=20) == 0
+        assert b"spooled the 32 byte(s) of the subagent-stop payload that had arrived" in proc.stderr.read()
+    finally:
+        proc.stdin.close()
+    [name] = spooled(env)
+    header, payload = _header(env, name)
+    assert header["cut_short"] is True and payload == b'{"session_id": "sess-1", "agent_'
+
+
+# --------------------------------------------------------------------------- planted spools
+
+
+def test_the_shim_skips_a_group_writable_spool_says_why_and_uses_the_next(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    env = env_for(tmp_path, ABCD_HOME=str(blocker / "home"))
+    sock_dir = os.path.dirname(env["ABCD_SOCKET"])
+    os.makedirs(sock_dir)
+    os.chmod(sock_dir, 0o770)  # anyone in the group could plant payloads or symlinks here
+    res = run_shim("subagent-stop", PAYLOAD, env)
+    assert res.returncode == 0
+    err = res.stderr.decode()
+    assert f"{sock_dir} is group- or world-writable (mode 0o770); refusing it" in err
+    assert os.listdir(sock_dir) == []  # nothing written into it
+    tmp_spool = os.path.join(env["TMPDIR"], f"abcd-{os.geteuid()}", "spool", "new")
+    assert f"spooled it in {os.path.dirname(tmp_spool)}" in err
+    assert len(os.listdir(tmp_spool)) == 1
+
+
+def test_the_shim_never_writes_into_a_temp_spool_another_user_planted(tmp_path, other_user):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    env = env_for(tmp_path, ABCD_HOME=str(blocker / "home"),
+                  ABCD_SOCKET=str(blocker / "run" / "daemon.sock"))
+    planted = os.path.join(env["TMPDIR"], f"abcd-{os.geteuid()}")
+    os.makedirs(os.path.join(planted, "spool", "new"))
+    os.chmod(env["TMPDIR"], 0o1777)  # a shared temp dir, as /tmp is
+    for level in ("", "spool", "spool/new"):
+        other_user.owns(os.path.join(planted, level))
+    res = run_shim("subagent-stop", PAYLOAD, env)
+    assert res.returncode == 0 and res.stdout == b""
+    err = res.stderr.decode()
+    assert (f"{planted} is owned by uid {other_user.uid}, not by this user (uid {os.geteuid()}); "
+            "refusing it") in err
+    assert "could not spool the subagent-stop payload anywhere" in err
+    assert os.listdir(os.path.join(planted, "spool", "new")) == []
+
+
+def test_the_shim_refuses_a_symlinked_spool_new_and_writes_nothing_where_it_points(tmp_path):
+    env = env_for(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    os.makedirs(os.path.join(env["ABCD_HOME"], "spool"), mode=0o700)
+    os.symlink(elsewhere, os.path.join(env["ABCD_HOME"], "spool", "new"))
+    res = run_shim("session-end", {"session_id": "s"}, env)
+    assert res.returncode == 0
+    assert f"{env['ABCD_HOME']}/spool/new is a symlink; refusing it" in res.stderr.decode()
+    assert os.listdir(elsewhere) == []
+    fallback = os.path.join(os.path.dirname(env["ABCD_SOCKET"]), "spool", "new")
+    assert len(os.listdir(fallback)) == 1  # kept, in the next spool
+
+
+# --------------------------------------------------------------------------- a full queue
+
+
+def test_a_full_listen_queue_is_a_busy_daemon_not_an_absent_one(tmp_path):
+    env = env_for(tmp_path)
+    held = wedged_listener(env)
+    try:
+        res = run_shim("session-start", {"session_id": "s", "cwd": str(tmp_path)}, env)
+        assert res.returncode == 0
+        assert shim_log(env)[-1].endswith("spooled,daemon-busy")
+        assert b"daemon is not running" not in res.stderr
+        assert len(spooled(env)) == 1
+    finally:
+        for s in held:
+            s.close()

@@ -38,7 +38,7 @@ from abcd_daemon.config import Config
 from abcd_daemon.fsio.atomic import TEMP_PREFIX
 from abcd_daemon.intake.resolve import LaneResolver
 from abcd_daemon.intake.take import take
-from abcd_daemon.paths import Home
+from abcd_daemon.paths import Home, spools
 from abcd_daemon.queue.drain import drain_entry
 from abcd_daemon.queue.scanners import ScannerPool
 from abcd_daemon.queue.stage import stage
@@ -55,8 +55,7 @@ SESSION = "5a9221e2-0000-4000-8000-0000000d15c0"
 T0 = 1_767_225_600 * 10**9
 FAST = "sweep_interval_s = 0.5\ndrain_interval_s = 0.5\nsettle_timeout_s = 0.2\n"
 #: A rule the redacted output always matches again: a permanent refusal (quarantine).
-SELF_MATCHING = {"name": "test-self-matching", "severity": "hard_fail", "keywords": ["qq"],
-                 "regex": r"[A-Za-z0-9*]{14,}QQ"}
+from ..conftest import NEVER_CONVERGES as SELF_MATCHING
 REFUSED = b'{"x":"abcdefghijklmnopQQ"}\n'
 
 
@@ -97,13 +96,11 @@ class Tmpfs:
         """Take all the space but ``leave`` bytes."""
         st = os.statvfs(self.path)
         todo = max(st.f_bavail * st.f_frsize - leave, 0)
-        with open(self.ballast, "ab") as f:
+        # Unbuffered: a write that hits ENOSPC must not leave bytes for close() to retry.
+        with open(self.ballast, "ab", buffering=0) as f:
             try:
                 while todo > 0:
-                    n = min(todo, 1 << 20)
-                    f.write(b"\0" * n)
-                    f.flush()
-                    todo -= n
+                    todo -= f.write(b"\0" * min(todo, 1 << 20))
             except OSError as exc:
                 assert exc.errno == errno.ENOSPC
         assert os.statvfs(self.path).f_bavail * os.statvfs(self.path).f_frsize <= leave + 4096
@@ -184,9 +181,11 @@ def test_a_full_disk_under_abcd_home_sends_the_payload_to_the_fallback_spool_and
     # The daemon takes it from the fallback spool; staging on the full disk fails and
     # says so; the payload stays where it is, and nothing partial is staged.
     wait_for(lambda: "staging failed" in daemon.read_log(), what="the staging failure")
+    # (status.json is rewritten after the intake pass that logged the failure)
+    wait_for(lambda: f"could not write {fs.path}/status.json" in daemon.read_log(),
+             what="the status write failure")
     log = daemon.read_log()
     assert "No space left on device" in log and "will retry" in log
-    assert f"could not write {fs.path}/status.json" in log
     assert len(list(fallback.glob("*.json"))) == 1
     assert not list(lane.staging.glob("*.raw")) and not list(lane.staging.glob("*.stage.json"))
     assert leftovers(lane.staging) == [] and leftovers(fs.path) == []
@@ -212,7 +211,7 @@ def test_when_every_spool_is_full_the_hook_still_exits_0_and_says_what_was_lost(
     assert "could not spool the session-end payload anywhere" in stderr
     assert stderr.count("No space left on device") == 3  # the home and both fallbacks
     assert "abcd history ingest" in stderr  # how to recover the transcript later
-    for spool in [Path(env["ABCD_HOME"]) / "spool", *map(Path, shim.fallback_spools(env))]:
+    for spool in map(Path, spools(env)):
         assert _empty(spool / "tmp") and _empty(spool / "new")  # no partial payload anywhere
 
 
@@ -336,17 +335,24 @@ class Inject:
         self.under = str(under)
         real = getattr(modules[0], call)
 
-        def target(args):
+        def fd_path(fd):
+            try:
+                return os.readlink(f"/proc/self/fd/{fd}")
+            except OSError:
+                return ""
+
+        def target(args, kwargs):
             arg = args[1] if call in ("replace", "rename") else args[0]
             if isinstance(arg, int):
-                try:
-                    return os.readlink(f"/proc/self/fd/{arg}")
-                except OSError:
-                    return ""
+                return fd_path(arg)
+            where = kwargs.get("dst_dir_fd" if call in ("replace", "rename") else "dir_fd",
+                               kwargs.get("dir_fd"))
+            if isinstance(where, int):  # a name relative to a directory descriptor
+                return os.path.join(fd_path(where), os.fspath(arg))
             return os.fspath(arg)
 
         def faulty(*args, **kwargs):
-            path = str(target(args))
+            path = str(target(args, kwargs))
             if path.startswith(self.under + "/") or path == self.under:
                 if self.passed < skip:  # let the first ``skip`` matching calls through
                     self.passed += 1
@@ -423,7 +429,7 @@ def _spool_payload(home: Home, payload: dict, tmp_path) -> str:
     env = {"ABCD_HOME": str(home.root), "ABCD_SOCKET": str(tmp_path / "none.sock"),
            "TMPDIR": str(tmp_path)}
     taken = shim.handle("subagent-stop", env, stdin_reader=lambda cap: (
-        json.dumps(payload).encode(), False))
+        json.dumps(payload).encode(), False, False))
     assert taken == "spooled,daemon-absent"
     [path] = home.spool_new.glob("*.json")
     return str(path)
@@ -567,7 +573,7 @@ def test_an_io_error_in_the_home_spool_sends_the_payload_to_a_fallback_spool(
     with monkeypatch.context() as m:
         # the shim calls the posix module directly, and fdatasync through shim._datasync
         fault = Inject(m, call, home.spool, modules=(shim if call == "_datasync" else posix,))
-        taken = shim.handle("session-end", env, stdin_reader=lambda cap: (data, False))
+        taken = shim.handle("session-end", env, stdin_reader=lambda cap: (data, False, False))
         assert fault.hits >= 1
     assert taken == "spooled-fallback,daemon-absent"
     assert not list(home.spool_new.glob("*"))  # where intake looks: nothing, not a part

@@ -17,8 +17,7 @@ from abcd_daemon.store.records import list_records, read_body
 from .conftest import DAY_NS, T0
 
 LINE = b'{"type":"user","message":{"role":"user","content":"hi"}}\n'
-SELF_MATCHING = {"name": "test-self-matching", "severity": "hard_fail", "keywords": ["qq"],
-                 "regex": r"[A-Za-z0-9*]{14,}QQ"}
+from ..conftest import NEVER_CONVERGES as SELF_MATCHING
 
 
 def drain(lanes, config=None, budget=DrainBudget(), now=T0):

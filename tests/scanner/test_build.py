@@ -52,10 +52,10 @@ def test_a_valid_addition_detects_and_masks(identity):
 
 
 def test_a_named_secret_group_narrows_the_mask(identity):
-    add = {"name": "kv", "severity": "warn", "keywords": ["api_key"], "regex": r"api_key\s*=\s*(?P<secret>\w{8,})"}
+    add = {"name": "kv", "severity": "warn", "keywords": ["acme_id"], "regex": r"acme_id\s*=\s*(?P<secret>\w{8,})"}
     sc = build_scanner(identity, [add])
-    out = redact_text(sc, b"api_key = abcdefgh12345678xyz")
-    assert out.text == b"api_key = abc**************yz"
+    out = redact_text(sc, b"acme_id = abcdefgh12345678xyz")
+    assert out.text == b"acme_id = abc**************yz"
 
 
 def test_raising_a_bundled_severity_is_honoured(identity):

@@ -86,10 +86,16 @@ def test_warn_level_secrets_are_masked_but_do_not_block_in_stage_two(scanner):
     assert b"zVZomHFw" not in redact_text(scanner, text).text
 
 
-def test_unanchored_entropy_is_stored_verbatim(scanner):
-    """Pinned residue (rules docstring): a labelled random value with no known
-    prefix is NOT detected by the native rules."""
-    raw = b"api_key = Zq8XvT2mLw9RkP4sYb7NcH1dGf6JaE3uWo5KiQ0y\n"
+def test_a_random_value_after_a_secret_name_is_masked_without_any_prefix(scanner):
+    """The generic detectors close the old known limit: a labelled random value with
+    no provider prefix is masked, whole, and its name is kept."""
+    raw = b"acme_api_key = Zq8XvT2mLw9RkP4sYb7NcH1dGf6JaE3uWo5KiQ0y\n"
+    out = redact_text(scanner, raw).text
+    assert out == b"acme_api_key = " + b"*" * 40 + b"\n"
+
+
+def test_a_word_after_a_secret_name_is_left_alone(scanner):
+    raw = b"password_policy = strict\ntoken_count = 1024\napi_version: 2024-01-01\n"
     assert redact_text(scanner, raw).text == raw
 
 

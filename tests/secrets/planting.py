@@ -63,6 +63,16 @@ def example_scanner():
     return scanner
 
 
+def own_rules_scanner():
+    """Our own rules only: a provider rule may find the same example in a wider span,
+    which would hide whether the example's own rule found it."""
+    from abcd_daemon.scanner.engine import Scanner
+    from abcd_daemon.scanner.provider import PROVIDER_SOURCE
+
+    full = example_scanner()
+    return Scanner([r for r in full.rules if r.source != PROVIDER_SOURCE], full._ctx)
+
+
 def secret_span(scanner, rule: Rule, example: str) -> bytes | None:
     """The longest span of ``example`` that ``rule`` itself reports, or None."""
     data = example.encode("utf-8")
@@ -87,7 +97,7 @@ def pick_example(scanner, rule: Rule) -> tuple[str, bytes] | None:
 
 def planted_secrets() -> list[Planted]:
     """One planted secret per bundled rule (rules with no usable example are absent)."""
-    scanner = example_scanner()
+    scanner = own_rules_scanner()
     out = []
     for rule in BUNDLED_RULES:
         picked = pick_example(scanner, rule)

@@ -21,8 +21,7 @@ TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 LINE = b'{"type":"user","message":{"role":"user","content":"hello"}}\n'
 #: An addition whose regex still matches its own masked output (first 3 / last 2 kept):
 #: the fail-closed stage two must refuse it.
-SELF_MATCHING = {"name": "test-self-matching", "severity": "hard_fail", "keywords": ["qq"],
-                 "regex": r"[A-Za-z0-9*]{14,}QQ"}
+from ..conftest import NEVER_CONVERGES as SELF_MATCHING
 
 
 @pytest.fixture

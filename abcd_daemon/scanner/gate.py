@@ -1,0 +1,158 @@
+"""The ruleset gate: which rules match anywhere in a buffer, in one Vectorscan pass.
+
+Several hundred provider patterns share a few keywords (``key``, ``token``,
+``secret``), so a keyword hit alone would run dozens of RE2 searches on every busy
+line. One multi-pattern scan (``hyperscan``, the Vectorscan build kingfisher itself
+uses) first says which patterns have a match in the buffer at all; the engine then
+tries only those around their keyword hits. Contract:
+
+- :meth:`Gate.matching` returns the indices of the patterns with at least one match
+  in ``buf``. It is a superset of what RE2 finds line by line (same syntax; ``$``
+  and ``^`` per line; a Vectorscan match may cross a newline where RE2 never does),
+  so gating never hides a finding — tested against the ungated scan;
+- a pattern Vectorscan cannot compile is never gated (always "matching"); without
+  the library the gate passes everything (correct, only slower);
+- compiling ~500 patterns takes seconds, so the database is cached: per process,
+  and on disk under :func:`~abcd_daemon.paths.cache_dir` keyed by the SHA-256 of the
+  patterns (a file we wrote, owner-only, read without following links; anything
+  else is ignored and rebuilt).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections.abc import Sequence
+
+try:
+    import hyperscan
+except ImportError:  # pragma: no cover - a dependency; the gate then passes all
+    hyperscan = None
+
+_FLAGS = 0
+if hyperscan is not None:
+    _FLAGS = hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_ALLOWEMPTY
+
+
+class Gate:
+    """A compiled set of patterns; see the module contract."""
+
+    def __init__(self, patterns: Sequence[str], cache_dir: str | None = None) -> None:
+        self._n = len(patterns)
+        self._db, self._ungated = _database(tuple(patterns), cache_dir)
+
+    def matching(self, buf: bytes) -> set[int]:
+        """The patterns with a match anywhere in ``buf``."""
+        if self._db is None:
+            return set(range(self._n))
+        hit: set[int] = set(self._ungated)
+
+        def on_match(i, _from, _to, _flags, _ctx):
+            hit.add(i)
+            return 0
+
+        self._db.scan(buf, match_event_handler=on_match)
+        return hit
+
+    def matching_by_line(self, buf: bytes) -> list[tuple[int, int, frozenset[int]]]:
+        """``(line_start, line_end, patterns matching on that line)`` for each line
+        of ``buf`` that has any, in order (``line_end`` is the offset of its newline
+        or the end). Lines with none are left out. A pattern is judged on its line alone,
+        as RE2 matches it (never across a newline)."""
+        if self._db is None:
+            everything = frozenset(range(self._n))
+            return [(0, len(buf), everything)]
+        out: list[tuple[int, int, frozenset[int]]] = []
+        hit: set[int] = set()
+        ungated = self._ungated
+
+        def on_match(i, _from, _to, _flags, _ctx):
+            hit.add(i)
+            return 0
+
+        scan = self._db.scan
+        view = memoryview(buf)
+        pos, n = 0, len(buf)
+        while pos <= n:
+            end = buf.find(b"\n", pos)
+            if end < 0:
+                end = n
+            if end > pos:
+                scan(bytes(view[pos:end]), match_event_handler=on_match)
+                if hit or ungated:
+                    out.append((pos, end, frozenset(hit) | frozenset(ungated)))
+                    hit.clear()
+            pos = end + 1
+        return out
+
+
+@functools.lru_cache(maxsize=4)
+def _database(patterns: tuple[str, ...], cache_dir: str | None):
+    if hyperscan is None or not patterns:
+        return None, ()
+    raw = [p.encode("latin-1", "replace") for p in patterns]
+    key = hashlib.sha256(b"\0".join(raw)).hexdigest()[:32]
+    path = os.path.join(cache_dir, f"gate-{key}.hsdb") if cache_dir else None
+    cached = _load(path) if path else None
+    if cached is not None:
+        return cached
+    ungated: list[int] = []
+    usable = list(range(len(raw)))
+    db = _compile(raw, usable)
+    if db is None:  # find the few it cannot take, one by one, and leave them ungated
+        ungated = [i for i in usable if _compile(raw, [i]) is None]
+        usable = [i for i in usable if i not in set(ungated)]
+        db = _compile(raw, usable) if usable else None
+        if db is None:
+            return None, ()
+    if path:
+        _store(path, ",".join(map(str, ungated)).encode() + b"\n" + hyperscan.dumpb(db))
+    return db, tuple(ungated)
+
+
+def _compile(raw: list[bytes], ids: list[int]):
+    db = hyperscan.Database()
+    try:
+        db.compile(expressions=[raw[i] for i in ids], ids=ids, flags=[_FLAGS] * len(ids))
+    except Exception:
+        return None
+    return db
+
+
+def _load(path: str):
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if st.st_uid != os.getuid() or st.st_mode & 0o077 or st.st_size > 64 << 20:
+            return None  # not a file we wrote: ignored, rebuilt
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
+            data = f.read()
+        head, _, blob = data.partition(b"\n")
+        ungated = tuple(int(x) for x in head.split(b",") if x)
+        db = hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
+        db.scratch = hyperscan.Scratch(db)  # a loaded database has none of its own
+        return db, ungated
+    except Exception:
+        return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _store(path: str, blob: bytes) -> None:
+    """Best effort: a cache that cannot be written is rebuilt next time."""
+    from ..fsio.atomic import atomic_write
+
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        st = os.lstat(os.path.dirname(path))
+        if st.st_uid != os.getuid() or st.st_mode & 0o022:
+            return
+        atomic_write(path, blob, durable=False)
+    except Exception:
+        return

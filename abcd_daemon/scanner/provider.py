@@ -1,0 +1,171 @@
+"""The maintained provider ruleset, as data: kingfisher's rules turned into :class:`Rule`s.
+
+Source: the ``kingfisher-bin`` package (MongoDB's Kingfisher, Apache-2.0), whose
+binary prints its built-in rules — the Betterleaks set (the gitleaks successor's)
+plus Google's Veles rules — with ``kingfisher rules list --format json``. We take
+only the data (id, pattern, confidence); matching, masking and verification stay
+ours. A new ruleset arrives with ``pip install -U kingfisher-bin``; its version is
+in :data:`RulesetInfo.version` and so in every record (``scanner:`` frontmatter).
+
+Contract of :func:`load_ruleset`:
+- returns the rules, or raises :class:`RulesetUnavailable` naming why (package
+  missing, binary not runnable, output not the expected JSON, a pattern RE2 cannot
+  compile). ``build_scanner`` turns that into a degraded scanner, which refuses every
+  capture — a scanner missing its provider rules is not a scanner we store with;
+- patterns are Go RE2 syntax and are compiled with ``google-re2`` (linear time: no
+  input can make a rule backtrack), Latin-1 so offsets are byte offsets, and
+  ``never_nl`` so no rule matches across a line (the engine's line-locality);
+- the secret is the pattern's first capture group that took part in the match, else
+  the whole match (the convention of gitleaks-family rules without ``secretGroup``);
+- a value that is a placeholder or already masked (``values``) is not a finding;
+- severity: ``high`` confidence rules are hard_fail (a residual refuses), the rest
+  warn (masked, never refusing);
+- keywords are derived from each pattern (:mod:`.literals`); a rule with none runs
+  on every line;
+- the result is cached per process, keyed by the binary's path, size and mtime.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib.metadata
+import importlib.util
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import msgspec
+
+from .literals import required_literals
+from .rules import HARD, WARN, Rule
+
+NAME = "kingfisher"
+DIST = "kingfisher-bin"
+PROVIDER_SOURCE = "provider"
+_TIMEOUT_S = 60.0
+_MAX_OUTPUT = 64 << 20
+_VERBOSE = re.compile(r"^\(\?x\)")
+
+
+class RulesetUnavailable(Exception):
+    """The provider ruleset could not be loaded; the message says why and what to do."""
+
+
+class _Entry(msgspec.Struct):
+    id: str
+    pattern: str
+    confidence: str = "medium"
+
+
+@dataclasses.dataclass(frozen=True)
+class RulesetInfo:
+    name: str
+    version: str
+    rules: tuple[Rule, ...]
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} {self.version}"
+
+
+def binary_path() -> Path:
+    """Where the installed package keeps its binary. Raises :class:`RulesetUnavailable`."""
+    spec = importlib.util.find_spec("kingfisher")
+    if spec is None or not spec.submodule_search_locations:
+        raise RulesetUnavailable(
+            f"the provider ruleset package {DIST!r} is not installed; "
+            f"install it with `pip install {DIST}` in abcd's environment"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / "bin" / "kingfisher"
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise RulesetUnavailable(f"the {DIST} package has no runnable binary at {path}; reinstall it")
+    return path
+
+
+def load_ruleset() -> RulesetInfo:
+    """The provider rules of the installed package (cached). Raises :class:`RulesetUnavailable`."""
+    path = binary_path()
+    st = path.stat()
+    return _load(str(path), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: str, _size: int, _mtime_ns: int) -> RulesetInfo:
+    try:
+        version = importlib.metadata.version(DIST)
+    except importlib.metadata.PackageNotFoundError:
+        raise RulesetUnavailable(f"{DIST} has no package metadata; reinstall it") from None
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "LANG": "C", "NO_COLOR": "1"}
+    try:
+        proc = subprocess.run(
+            [path, "rules", "list", "--format", "json", "--quiet"],
+            capture_output=True, timeout=_TIMEOUT_S, env=env, stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise RulesetUnavailable(f"could not run {path} to list its rules: {exc}") from None
+    if proc.returncode != 0 or len(proc.stdout) > _MAX_OUTPUT:
+        raise RulesetUnavailable(
+            f"`kingfisher rules list` failed (exit {proc.returncode}): "
+            f"{proc.stderr.decode('utf-8', 'replace').strip()[:200]}"
+        )
+    try:
+        entries = msgspec.json.decode(proc.stdout, type=list[_Entry])
+    except msgspec.DecodeError as exc:
+        raise RulesetUnavailable(f"`kingfisher rules list` printed something that is not its rule list: {exc}") from None
+    if not entries:
+        raise RulesetUnavailable("`kingfisher rules list` listed no rules")
+    return RulesetInfo(NAME, version, tuple(_rule(e) for e in entries))
+
+
+def _rule(entry: _Entry) -> Rule:
+    pattern = unverbose(entry.pattern) if _VERBOSE.match(entry.pattern) else entry.pattern
+    pattern = _BIG_REPEAT.sub(_unbound, pattern)
+    literals = required_literals(pattern)
+    return Rule(
+        name=entry.id,
+        kind=f"provider:{entry.id.split('.', 1)[-1]}",
+        severity=HARD if entry.confidence == "high" else WARN,
+        keywords=tuple(sorted(literals)) if literals else (),
+        regex=pattern,
+        boundary="",
+        source=PROVIDER_SOURCE,
+    )
+
+
+#: RE2 caps a counted repetition at 1000; Go's engine at the same. A larger bound
+#: (``{16,2048}``) is widened to ``{16,}``: a superset, so nothing is missed.
+_BIG_REPEAT = re.compile(r"(?<!\\)\{(\d+),(\d+)\}")
+_RE2_MAX_REPEAT = 1000
+
+
+def _unbound(m: re.Match[str]) -> str:
+    return "{%s,}" % m.group(1) if int(m.group(2)) > _RE2_MAX_REPEAT else m.group(0)
+
+
+def unverbose(pattern: str) -> str:
+    """A ``(?x)`` pattern with its free-spacing removed (RE2 has no ``x`` flag):
+    unescaped whitespace outside classes and ``#`` comments are dropped."""
+    out: list[str] = []
+    i, n, in_class = 4, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+            out.append(c)
+        elif c == "[":
+            in_class = True
+            out.append(c)
+        elif c == "#":
+            while i < n and pattern[i] != "\n":
+                i += 1
+            continue
+        elif not c.isspace():
+            out.append(c)
+        i += 1
+    return "".join(out)

@@ -1,0 +1,129 @@
+"""Is this value a secret? The gates every provider and generic finding passes.
+
+Three predicates, all pure over the candidate value's bytes:
+
+- :func:`already_masked` — abcd's own mask: only ``*``, or the seal's shape (at most
+  ``SEAL_HEAD`` + ``SEAL_TAIL`` = 5 bytes of the original around a run of stars). A
+  rescan must not find its own output again.
+- :func:`is_placeholder` — text that stands for a secret without being one, so a
+  transcript keeps its meaning: documented example keys (AWS's, Stripe's, …), values
+  that name themselves (``example``, ``placeholder``, ``your_…``, ``changeme``,
+  ``dummy``, ``redacted``), template references (``${VAR}``, ``$VAR``, ``{{ x }}``,
+  ``<your-token>``, ``%(x)s``), and runs of one or two characters (``XXXX…``,
+  ``****``, ``0000…``).
+- :func:`looks_secret` — the generic detectors' shape and entropy gate: a value next
+  to a secret-ish name is masked unless it reads as something else — a number, a
+  version or a date, a boolean or null, a path or a URL, a code reference
+  (``os.environ[...]``, ``getApiKey()``, ``self.token``), an identifier or word
+  without a digit — or its Shannon entropy is too low for its length.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import urllib.parse
+from collections import Counter
+
+#: Documented example credentials (provider docs, SDK samples): never real.
+EXAMPLE_SECRETS = frozenset({
+    b"AKIAIOSFODNN7EXAMPLE",
+    b"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    b"je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+    b"AKIAI44QH8DHBEXAMPLE",
+    b"sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+    b"pk_test_TYooMQauvdEDq54NiTphI7jx",
+    b"xoxb-not-a-real-token-this-will-not-work",
+})
+_NAMED = re.compile(
+    rb"(?i)example|placeholder|your[_-]|your(?:own)?(?:api|access|secret|auth|app|token|key|pass|client|private)"
+    rb"|changeme|change[_-]me|dummy|redacted|replace[_-]?me|insert[_-]|<[^>]{1,64}>|\$\{[^}]{1,64}\}"
+    rb"|\{\{[^}]{0,64}\}\}|%\([a-z_]+\)s|^\$[A-Za-z_][A-Za-z0-9_]*$|^%[A-Za-z_][A-Za-z0-9_]*%$|^xxx|xxxx|\.\.\.|\xe2\x80\xa6"
+)
+_NUMBERISH = re.compile(rb"[+-]?[0-9][0-9_.,:+eE/-]*[a-zA-Z]{0,3}")  # 1024, 1.2.3, 2024-01-01, 10ms
+_WORDISH = re.compile(rb"[A-Za-z][A-Za-z_.:/-]*")  # words, identifiers, slugs without a digit
+_CODE_REF = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(|\[|$)|.*\(\)?$|.*\[['\"]?$")
+_LITERALS = frozenset({b"true", b"false", b"null", b"none", b"nil", b"undefined", b"yes", b"no", b"on", b"off"})
+
+
+def already_masked(value: bytes) -> bool:
+    """Only stars, or a seal (≤ 5 original bytes around a run of ≥ 4 stars)."""
+    stars = value.count(b"*")
+    if stars == len(value):
+        return True
+    return stars >= 4 and len(value) - stars <= 5 and b"****" in value
+
+
+def is_placeholder(value: bytes) -> bool:
+    """A value that stands for a secret (documented, named, templated, or a run)."""
+    if value in EXAMPLE_SECRETS or (len(value) >= 4 and len(set(value)) <= 2):
+        return True
+    return _NAMED.search(value) is not None
+
+
+def entropy(value: bytes) -> float:
+    """Shannon entropy in bits per byte."""
+    n = len(value)
+    if n == 0:
+        return 0.0
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def looks_secret(value: bytes, min_len: int = 8) -> bool:
+    """The generic gate: ``value`` (taken after a secret-ish name) is worth masking."""
+    v = value.strip(b"'\"`")
+    if b"%" in v:  # judged as it reads: a percent-encoded ${VAR} is still a reference
+        v = urllib.parse.unquote_to_bytes(v)
+    if len(v) < min_len or is_placeholder(v) or v.lower() in _LITERALS:
+        return False
+    if _NUMBERISH.fullmatch(v) or _WORDISH.fullmatch(v):
+        return False
+    if v[:1] in b"/~.:" or b"://" in v or v.startswith(b"file:"):
+        return False  # a path or a URL (URL credentials are their own rule)
+    if _CODE_REF.match(v) and not re.search(rb"[0-9]", v):
+        return False  # os.environ, getApiKey(), self.token
+    if v[:2] in (b"$(", b"${", b"%(") or v.startswith((b"ssh-", b"ecdsa-", b"sk-ssh-")):
+        return False  # a command substitution, or a public key's algorithm name
+    classes = sum(bool(re.search(p, v)) for p in (rb"[a-z]", rb"[A-Z]", rb"[0-9]", rb"[^A-Za-z0-9]"))
+    h = entropy(v)
+    if len(v) >= 20:
+        return h >= 3.0 and classes >= 2
+    if len(v) < 12 and (h < 2.8 or not re.search(rb"[0-9]", v)):
+        return False  # short and repetitive (v2:hash0), or short without a digit (ul#models)
+    return classes >= 2 and h >= 2.5 and re.search(rb"[0-9]|[^A-Za-z0-9_.-]", v) is not None
+
+
+#: Prefixes of identifiers harnesses and APIs write into every transcript: random,
+#: token-shaped, and not secret (a masked tool-use id would unlink its result).
+HARNESS_ID_PREFIXES = frozenset({
+    b"toolu_", b"srvtoolu_", b"msg_", b"req_", b"msgbatch_", b"file_", b"call_", b"run_", b"resp_",
+    b"asst_", b"thread_", b"batch_", b"chatcmpl-", b"session_", b"agent-", b"sha1-", b"sha256-",
+    b"sha384-", b"sha512-", b"org-", b"user_", b"evt_", b"cus_", b"prod_", b"price_", b"pi_", b"ch_",
+})
+
+
+def random_shaped(body: bytes) -> bool:
+    """A token body that reads as random, not as a name: 20+ bytes of base62 (with
+    ``_``/``-``) holding upper- and lower-case letters and at least two digits, whose
+    runs of one character class are short (random text changes class every couple
+    of bytes; ``handlesUTF8EncodedInput2`` does not) and no lower-case run of 8."""
+    if len(body) < 20 or is_placeholder(body):
+        return False
+    upper = sum(65 <= b <= 90 for b in body)
+    lower = sum(97 <= b <= 122 for b in body)
+    digits = sum(48 <= b <= 57 for b in body)
+    if not upper or not lower or digits < 2:
+        return False
+    runs, prev = 0, None
+    for b in body:
+        cls = 0 if 65 <= b <= 90 else 1 if 97 <= b <= 122 else 2 if 48 <= b <= 57 else 3
+        if cls != prev:
+            runs += 1
+            prev = cls
+    if len(body) / runs > 2.6 or re.search(rb"[a-z]{8}", body):
+        return False
+    # Its longest piece between separators is long: a model or package name
+    # (Qwen3-Next-80B-A3B-Instruct) is short words joined, a token is not.
+    if max(len(p) for p in re.split(rb"[_-]", body)) < 12:
+        return False
+    return entropy(body) >= 3.8

@@ -1,0 +1,78 @@
+"""The CLI talks to this store's daemon only, and never mistakes a busy daemon for none."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from abcd_daemon.config import Config
+from abcd_daemon.paths import Home
+from abcd_daemon.queue.stage import stage
+from abcd_daemon.store.lane import Lane
+from abcd_daemon.store.meta import CaptureMeta
+
+from ..conftest import make_repo
+from ..daemon.procs import DaemonProc, env_for, wedged_listener
+
+
+def _stage_one(home: str, sha: str, session: str) -> None:
+    stage(Lane(Home(home), sha), b'{"type":"user","message":{"content":"x"}}\n',
+          CaptureMeta(session_id=session), config=Config(), now_ns=1_767_225_600 * 10**9)
+
+
+def test_a_cli_of_another_store_says_so_and_works_in_process_on_its_own(tmp_path, cli):
+    env = env_for(tmp_path)
+    repo = tmp_path / "repo"
+    sha = make_repo(repo)
+    daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()
+    try:
+        mine = str(tmp_path / "my-home")
+        _stage_one(mine, sha, "mine-only")
+        code, out, err = cli("history", "staged", "--json", cwd=repo, env=dict(env, ABCD_HOME=mine))
+        assert code == 0, err
+        assert (f"serves the store {os.path.realpath(env['ABCD_HOME'])}, not this ABCD_HOME "
+                f"({mine}); working in-process on {mine} instead") in err
+        assert [e["session_id"] for e in json.loads(out)["staged"]] == ["mine-only"]
+    finally:
+        assert daemon.stop() == 0
+
+
+def test_daemon_status_from_another_store_refuses_instead_of_showing_that_store(tmp_path, cli):
+    env = env_for(tmp_path)
+    daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()
+    try:
+        code, out, err = cli("daemon", "status", env=dict(env, ABCD_HOME=str(tmp_path / "other")))
+        assert code == 1
+        assert f"(pid {daemon.proc.pid}) serves the store" in err and "not this ABCD_HOME" in err
+        assert "running (pid" not in out
+        code, out, _ = cli("daemon", "status", "--json", env=env)  # its own store: shown
+        assert code == 0 and json.loads(out)["running"] is True
+    finally:
+        assert daemon.stop() == 0
+
+
+def test_a_busy_daemon_is_reported_busy_not_absent(tmp_path, cli):
+    env = env_for(tmp_path)
+    held = wedged_listener(env)
+    try:
+        code, out, err = cli("daemon", "status", env=env)
+        assert code == 1  # not 3, "not running"
+        assert "is too busy to take a connection (its listen queue stayed full for 2s)" in err
+        assert "not running" not in out
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_a_read_verb_against_a_busy_daemon_refuses_rather_than_guessing(tmp_path, cli):
+    env = env_for(tmp_path)
+    repo = tmp_path / "repo"
+    make_repo(repo)
+    held = wedged_listener(env)
+    try:
+        code, _, err = cli("history", "list", cwd=repo, env=env)
+        assert code == 1 and "too busy to take a connection" in err
+        assert "run the command again in a moment" in err
+    finally:
+        for s in held:
+            s.close()

@@ -26,6 +26,22 @@ app.add_typer(history_app, name="history")
 app.add_typer(daemon_app, name="daemon")
 
 
+def _version(value: bool) -> None:
+    if value:
+        from abcd_daemon import __version__
+
+        typer.echo(f"abcd {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print abcd's version and exit."),
+) -> None:
+    """Keep a redacted, per-repository corpus of AI coding-agent sessions."""
+
+
 def _register() -> None:
     import importlib
 

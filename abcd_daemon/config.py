@@ -65,6 +65,11 @@ class Config:
     shutdown_grace_s: float = 10.0
     #: systemd watchdog ping interval fallback when WATCHDOG_USEC is absent.
     watchdog_fallback_s: float = 0.0
+    #: ``daemon.log`` is rotated at this size, keeping this many older files
+    #: (``daemon.log.1`` …): 5 MiB holds weeks of a busy daemon's lines, and the cap
+    #: bounds the disk a noisy failure can take to 20 MiB.
+    log_max_bytes: int = 5 * MIB
+    log_backups: int = 3
 
     def scan_deadline(self, nbytes: int) -> float:
         return self.scan_deadline_floor_s + self.scan_deadline_per_mib_s * nbytes / MIB
@@ -79,6 +84,14 @@ _FLOAT_KEYS = {
     "scan_deadline_floor_s": ("scan_deadline_floor_s", 1.0),
     "scan_deadline_per_mib_s": ("scan_deadline_per_mib_s", 1.0),
     "shutdown_grace_s": ("shutdown_grace_s", 1.0),
+}
+
+
+#: Integer settings: key → (lowest, highest) accepted value.
+_INT_KEYS = {
+    "redaction_workers": (1, 16),
+    "log_max_bytes": (4 * 1024, 1 << 30),
+    "log_backups": (1, 20),
 }
 
 
@@ -103,10 +116,11 @@ def parse_config(text: str, *, source: str = "config.toml") -> Config:
             if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
                 raise InputError(f"{source}: watch_roots must be a list of directory paths")
             changes["watch_roots"] = tuple(os.path.expanduser(v) for v in value)
-        elif key == "redaction_workers":
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 16:
-                raise InputError(f"{source}: redaction_workers must be an integer 1-16")
-            changes["redaction_workers"] = value
+        elif key in _INT_KEYS:
+            low, high = _INT_KEYS[key]
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise InputError(f"{source}: {key} must be an integer {low}-{high}, not {value!r}")
+            changes[key] = value
         elif key == "scanner":
             rules = value.get("rules", []) if isinstance(value, dict) else None
             if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):

@@ -123,6 +123,13 @@ class ProtocolError(AbcdError):
     """A peer sent bytes that are not a valid frame of the wire protocol."""
 
 
+class BadMessage(ProtocolError):
+    """A whole frame arrived but is no valid message (an unknown op, a field of the
+    wrong type). The stream is still in step: the peer is told, the connection kept."""
+
+    exit_code = 2
+
+
 class DaemonUnavailable(AbcdError):
     """No daemon answered on the socket."""
 

@@ -14,6 +14,8 @@ Layout (DESIGN §2)::
       spool/shim.log                one line per shim run: which path it took
       status.json                   the daemon's backlog summary, read by session-start
       config.toml                   optional settings
+      daemon.log[.1 .2 .3]          the log of a daemon `abcd daemon start` started (rotated)
+      daemon.stderr                 that daemon's stderr: its refusal at start, if any
       transcripts/<root-sha>/       one lane per repository
         records/ staging/ quarantine/ sessions/ subagent-payload-gap.json
 
@@ -32,6 +34,8 @@ DAEMON_LOCK = "daemon.lock"
 SHIM_LOG = "shim.log"
 STATUS_FILE = "status.json"
 CONFIG_FILE = "config.toml"
+DAEMON_LOG = "daemon.log"
+DAEMON_STDERR = "daemon.stderr"
 TRANSCRIPTS = "transcripts"
 
 RECORDS = "records"
@@ -167,6 +171,14 @@ class Home:
     @property
     def config_file(self):
         return self.root / CONFIG_FILE
+
+    @property
+    def daemon_log(self):
+        return self.root / DAEMON_LOG
+
+    @property
+    def daemon_stderr(self):
+        return self.root / DAEMON_STDERR
 
     @property
     def transcripts(self):

@@ -31,9 +31,10 @@ import sys
 import time
 
 if __package__:
-    from . import limits, paths, safedir
+    from . import limits, logline, paths, safedir
 else:  # run from hooks/abcd-hook with the package directory on sys.path
     import limits  # type: ignore[no-redef]
+    import logline  # type: ignore[no-redef]
     import paths  # type: ignore[no-redef]
     import safedir  # type: ignore[no-redef]
 
@@ -179,9 +180,18 @@ def _ring(sock_path):
         time.sleep(0.005)
 
 
-def _log(home, line):
-    """Append ``line`` to ``ABCD_HOME/spool/shim.log`` — through the verified spool
-    directory only: a refused spool gets no log line (stderr already said why)."""
+def _label(event):
+    """The event as logs and messages may name it: an argument that is not one of
+    ``EVENTS`` is whatever the harness wiring passed, so it is not repeated."""
+    return event if event in EVENTS else "unknown-event"
+
+
+def _log(home, spool_id, event, taken):
+    """Append one line to ``ABCD_HOME/spool/shim.log`` (spool id, event, path taken;
+    escaped, so nothing the outside world chose can start a line of its own) — through
+    the verified spool directory only: a refused spool gets no log line (stderr already
+    said why)."""
+    line = "%s %s %s\n" % (spool_id, _label(event), logline.escape(taken))
     try:
         spool_fd = safedir.open_spool(home.rstrip("/") + "/" + paths.SPOOL)
         try:
@@ -240,23 +250,24 @@ def handle(event, env=None, stdin_reader=_read_stdin):
     if path is None:
         taken = "lost: " + "; ".join(errors)
         sys.stderr.write("abcd: could not spool the %s payload anywhere (%s); run "
-                         "`abcd history ingest` later to recover the transcript\n" % (event, taken))
-        _log(home, "%s %s %s\n" % (spool_id, event, taken))
+                         "`abcd history ingest` later to recover the transcript\n"
+                         % (_label(event), logline.escape(taken)))
+        _log(home, spool_id, event, taken)
         return taken
     rang = _ring(paths.socket_path(env))
     taken = ("spooled" if path == primary else "spooled-fallback") + (
         "+rang" if rang == "rang" else ",daemon-" + rang)
     if over_cap:
         sys.stderr.write("abcd: the %s payload was over the %d-byte cap; spooled a marker "
-                         "instead of it\n" % (event, limits.PAYLOAD_CAP))
+                         "instead of it\n" % (_label(event), limits.PAYLOAD_CAP))
     if cut_short:
         sys.stderr.write("abcd: stdin was still open %gs after the hook started; spooled the %d "
                          "byte(s) of the %s payload that had arrived, marked as cut short\n"
-                         % (limits.STDIN_DEADLINE_S, len(payload), event))
+                         % (limits.STDIN_DEADLINE_S, len(payload), _label(event)))
     if path != primary:
         sys.stderr.write("abcd: %s could not take the payload (%s); spooled it in %s\n"
                          % (primary, "; ".join(errors), path))
-    _log(home, "%s %s %s\n" % (spool_id, event, taken))
+    _log(home, spool_id, event, taken)
     return taken
 
 
@@ -317,8 +328,11 @@ def backlog_notice(env=None):
                      "`abcd history rescan --all-repos` re-redacts them." % (
                          int(status.get("stale_records", 0)), str(status.get("scanner", ""))[:80]))
     if status.get("spool_failed"):
-        parts.append("abcd: %d hook payload(s) could not be used and are kept in "
-                     "spool/failed with a reason." % int(status.get("spool_failed", 0)))
+        parts.append("abcd: %d hook payload(s) could not be used and are kept, UNREDACTED (%s), "
+                     "in spool/failed; `abcd history staged` lists each with its reason, "
+                     "`abcd history retry --all` retries them." % (
+                         int(status.get("spool_failed", 0)),
+                         sizes.human_bytes(int(status.get("spool_failed_bytes", 0)))))
     return " ".join(parts)
 
 
@@ -328,8 +342,8 @@ def main(argv=None):
     try:
         event = argv[1] if len(argv) > 1 else ""
         if event not in EVENTS:
-            sys.stderr.write("abcd: unknown hook event %r (expected one of %s); spooling it "
-                             "anyway\n" % (event, ", ".join(EVENTS)))
+            sys.stderr.write("abcd: unknown hook event (a %d-character argument; expected one "
+                             "of %s); the daemon drops it\n" % (len(event), ", ".join(EVENTS)))
         env = _env()
         taken = handle(event or "unknown", env)
         if event == "session-start":

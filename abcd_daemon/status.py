@@ -52,7 +52,11 @@ class DaemonStatus(msgspec.Struct, kw_only=True, omit_defaults=True):
     quarantined: int = 0
     quarantined_bytes: int = 0
     spool_pending: int = 0
+    #: Payloads intake could not use, kept (unredacted) in spool/failed with a reason.
     spool_failed: int = 0
+    spool_failed_bytes: int = 0
+    #: Payloads of hook events abcd does not handle, dropped since the daemon started.
+    events_dropped: int = 0
     refused_spools: list[RefusedSpool] = []
     #: The scanner captures redact with now, and how many stored records an older
     #: one redacted (``abcd history rescan`` brings them up to date).

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import typer
 
-from abcd_daemon.errors import AbcdError, DaemonUnavailable
+from abcd_daemon.errors import AbcdError
 
 from .. import output, runtime
+from ..launch import running
 
 
 def _status_lines(status) -> list[str]:
@@ -23,7 +22,9 @@ def _status_lines(status) -> list[str]:
         f"  queue:       {status.staged} staged ({output.human_bytes(status.staged_bytes)}), "
         f"{status.overdue} overdue, {status.not_drainable} not drainable",
         f"  quarantined: {status.quarantined} ({output.human_bytes(status.quarantined_bytes)})",
-        f"  spool:       {status.spool_pending} pending, {status.spool_failed} failed",
+        f"  spool:       {status.spool_pending} pending, {status.spool_failed} failed "
+        f"({output.human_bytes(status.spool_failed_bytes)} unredacted; `abcd history staged`), "
+        f"{status.events_dropped} payload(s) of unhandled events dropped",
         f"  totals:      {status.intake_total} payload(s) taken, {status.stored_total} record(s) "
         f"stored in {status.passes} pass(es)",
     ]
@@ -51,12 +52,8 @@ def _status_lines(status) -> list[str]:
 def _running(as_json: bool = False):
     """This store's daemon, or None when none answers. A daemon that is busy, or that
     serves another store on this socket, is refused with the reason (exit 1)."""
-    from ..connect import connect
-
     try:
-        return connect(timeout=2.0, expect_home=runtime.home().root)
-    except DaemonUnavailable:
-        return None
+        return running(runtime.home())
     except AbcdError as err:
         output.fail(err, as_json=as_json)
 
@@ -65,59 +62,40 @@ def register(app, history, daemon) -> None:
     @daemon.command("run")
     def run_cmd(
         verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every payload and record."),
+        log_file: str = typer.Option("", "--log-file", metavar="FILE", help="Log to FILE (rotated, owner-only) instead of stderr or the journal."),
     ) -> None:
         """Run the daemon in the foreground (what the service unit runs). Stops on SIGTERM."""
-        import logging
-
         import trio
 
         from abcd_daemon.server.app import run_daemon
+        from abcd_daemon.server.logs import configure
+        from abcd_daemon.server.preflight import preflight
 
-        logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr,
-                            format="%(asctime)s abcd[%(process)d] %(levelname)s %(message)s")
-        if not verbose:
-            logging.getLogger("abcd.daemon").setLevel(logging.INFO)
         try:
-            trio.run(run_daemon, runtime.home(), runtime.config())
+            home = runtime.home()
+            config = preflight(home)
+            configure(verbose=verbose, log_file=log_file, config=config, env=os.environ)
+            trio.run(run_daemon, home, config)
         except AbcdError as err:
             output.fail(err)
+        except OSError as exc:
+            output.fail(AbcdError(f"the daemon could not start: {exc}"))
 
     @daemon.command("start")
     def start_cmd(
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Start the daemon in the background (when no service manager runs it) and wait
-        until it answers."""
-        home = runtime.home()
-        client = _running(as_json)
-        if client is not None:
-            pid = client.welcome.pid
-            client.close()
-            result = {"started": False, "pid": pid, "message": "already running"}
-        else:
-            home.root.mkdir(parents=True, exist_ok=True, mode=0o700)
-            log_path = home.root / "daemon.log"
-            log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(log_fd, "ab") as log:
-                proc = subprocess.Popen(
-                    [sys.executable, "-m", "abcd_client", "daemon", "run"],
-                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-                    close_fds=True)
-            deadline = time.monotonic() + 15
-            while time.monotonic() < deadline:
-                client = _running()
-                if client is not None:
-                    client.close()
-                    break
-                if proc.poll() is not None:
-                    output.fail(AbcdError(f"the daemon exited at start (status {proc.returncode})",
-                                          hint=f"see {log_path}"), as_json=as_json)
-                time.sleep(0.05)
-            else:
-                output.fail(AbcdError("the daemon did not answer within 15s", hint=f"see {log_path}"),
-                            as_json=as_json)
-            result = {"started": True, "pid": proc.pid, "log": str(log_path),
-                      "socket": __import__("abcd_daemon.paths", fromlist=["x"]).socket_path()}
+        until it answers. A configuration it cannot run with is refused here, with the
+        reason."""
+        from ..launch import start_background
+
+        try:
+            result = start_background(runtime.home())
+        except AbcdError as err:
+            output.fail(err, as_json=as_json)
+        except OSError as exc:
+            output.fail(AbcdError(f"could not start the daemon: {exc}"), as_json=as_json)
         if as_json:
             output.emit_json(result)
         elif result["started"]:
@@ -181,11 +159,17 @@ def register(app, history, daemon) -> None:
         no_enable: bool = typer.Option(False, "--no-enable", help="Write the unit files only."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
-        """Write the systemd user units (or launchd agent) for this user and enable the socket."""
-        from ..service import install
+        """Write the systemd user units (or launchd agent) for this user, carrying this
+        shell's ABCD_HOME, ABCD_SOCKET and PATH, and enable the socket. Exits 1 with the
+        service manager's error when it refuses."""
+        from ..service import InstallFailed, install
 
         try:
             steps = install(enable=not no_enable)
+        except InstallFailed as err:
+            for step in err.steps:
+                output.note(f"abcd daemon install — {step}")
+            output.fail(err, as_json=as_json)
         except (AbcdError, OSError) as err:
             output.fail(err if isinstance(err, AbcdError) else AbcdError(str(err)), as_json=as_json)
         if as_json:

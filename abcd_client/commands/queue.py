@@ -1,4 +1,5 @@
-"""``abcd history staged | drain | discard``: the staging queue of this repository."""
+"""``abcd history staged | drain | discard``: the staging queue of this repository, and
+the store-wide failed hook payloads beside it (:mod:`.failed`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import typer
 from abcd_daemon.errors import AbcdError, InputError
 
 from .. import output, runtime
+from .failed import render_failed
 
 TTL_TEXT = "168h0m0s"
 
@@ -22,8 +24,8 @@ def _day(stamp: str) -> str:
     return stamp[:10] if stamp else "-"
 
 
-def render_staged(staged, quarantined, gap) -> None:
-    if not staged and not quarantined and gap is None:
+def render_staged(staged, quarantined, gap, failed=()) -> None:
+    if not staged and not quarantined and gap is None and not failed:
         output.say("abcd history — nothing staged; every ended session is stored")
         return
     for e in staged:
@@ -51,11 +53,14 @@ def render_staged(staged, quarantined, gap) -> None:
                    f"agent_transcript_path (first {gap.first_seen}). No sub-agent transcript can "
                    "be captured on it, so an empty sub-agent corpus here is the harness, not the "
                    "sessions.")
+    render_failed(failed)
 
 
-def render_survey(backlog) -> None:
+def render_survey(backlog, failed=()) -> None:
     if not backlog:
-        output.say("abcd history — no repository in this store is holding unredacted transcript text")
+        if not failed:
+            output.say("abcd history — no repository in this store is holding unredacted transcript text")
+        render_failed(failed, summary_only=True)
         return
     total = 0
     for b in backlog:
@@ -78,6 +83,7 @@ def render_survey(backlog) -> None:
     if any(b.quarantined for b in backlog):
         output.say("Quarantined entries can never be redacted; inspect them, then "
                    "`abcd history discard <file> --yes`.")
+    render_failed(failed, summary_only=True)
 
 
 def render_drain(result) -> None:
@@ -109,6 +115,7 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """List transcripts waiting for redaction (and quarantined ones). Read-only."""
+        from abcd_daemon.intake.failed import list_failed
         from abcd_daemon.locate.notes import read_gap
         from abcd_daemon.queue.staged import list_quarantined, list_staged
         from abcd_daemon.queue.survey import survey_backlog
@@ -120,27 +127,33 @@ def register(app, history, daemon) -> None:
             ttl = runtime.config().staged_ttl_s
             if all_repos:
                 reply = ask(StagedRequest(all_repos=True))
-                backlog = reply.backlog if reply is not None else survey_backlog(
-                    runtime.home(), now_ns=runtime.now_ns(), ttl_s=ttl)
-                if as_json:
-                    output.emit_json(backlog)
+                if reply is not None:
+                    backlog, failed = reply.backlog, reply.failed
                 else:
-                    render_survey(backlog)
+                    backlog = survey_backlog(runtime.home(), now_ns=runtime.now_ns(), ttl_s=ttl)
+                    failed = list_failed(runtime.home())
+                if as_json:  # an array of lane backlogs, as the Go CLI printed; failed
+                    output.emit_json(backlog)  # payloads are in `staged --json` and status
+                else:
+                    render_survey(backlog, failed)
                 return
             _, lane = runtime.checkout()
             reply = ask(StagedRequest(root_sha=lane.root_sha))
             if reply is not None:
                 staged, quarantined, gap = reply.staged, reply.quarantined, reply.gap
+                failed = reply.failed
             else:
                 staged = list_staged(lane, now_ns=runtime.now_ns(), ttl_s=ttl)
                 quarantined = list_quarantined(lane)
                 gap = read_gap(lane)
+                failed = list_failed(runtime.home())
         except AbcdError as err:
             output.fail(err, as_json=as_json)
         if as_json:
-            output.emit_json({"staged": staged, "quarantined": quarantined, "gap": gap})
+            output.emit_json({"staged": staged, "quarantined": quarantined, "gap": gap,
+                              "failed": failed})
         else:
-            render_staged(staged, quarantined, gap)
+            render_staged(staged, quarantined, gap, failed)
 
     @history.command("drain")
     def drain_cmd(
@@ -191,33 +204,43 @@ def register(app, history, daemon) -> None:
 
     @history.command("discard")
     def discard_cmd(
-        entry: str = typer.Argument(..., help="A staged or quarantined entry's file name (see `abcd history staged`)."),
+        entry: str = typer.Argument(..., help="A staged or quarantined entry's file name, or a failed hook payload's id (see `abcd history staged`)."),
         yes: bool = typer.Option(False, "--yes", help="Confirm: delete the only copy of an unredacted transcript."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
-        """Delete one staged or quarantined transcript and its metadata, irreversibly."""
+        """Delete one staged or quarantined transcript and its metadata, or one failed hook
+        payload and its reason, irreversibly. A failed payload is store-wide: discarding
+        one works anywhere."""
+        from abcd_daemon.intake.failed import discard_failed, looks_like_failed_name
         from abcd_daemon.queue.discard import check_entry_name, discard
+        from abcd_daemon.wire.messages import DiscardFailedRequest, DiscardRequest
+
+        from ..connect import ask
 
         try:
-            check_entry_name(entry)
+            failed = looks_like_failed_name(entry)
+            if not failed:
+                check_entry_name(entry)
             if not yes:
                 raise InputError(
-                    f"{entry} holds the only copy of an unredacted transcript and deleting it is "
+                    f"{entry} holds the only copy of an unredacted "
+                    f"{'hook payload' if failed else 'transcript'} and deleting it is "
                     "irreversible; pass --yes to confirm",
                 )
-            from abcd_daemon.wire.messages import DiscardRequest
-
-            from ..connect import ask
-
-            _, lane = runtime.checkout()
-            reply = ask(DiscardRequest(root_sha=lane.root_sha, name=entry))
-            result = reply.result if reply is not None else discard(
-                lane, entry, config=runtime.config(), now_ns=runtime.now_ns())
+            if failed:
+                reply = ask(DiscardFailedRequest(key=entry))
+                result = reply.result if reply is not None else discard_failed(runtime.home(), entry)
+            else:
+                _, lane = runtime.checkout()
+                reply = ask(DiscardRequest(root_sha=lane.root_sha, name=entry))
+                result = reply.result if reply is not None else discard(
+                    lane, entry, config=runtime.config(), now_ns=runtime.now_ns())
         except AbcdError as err:
             output.fail(err, as_json=as_json)
         if as_json:
             output.emit_json(result)
             return
-        output.say(f"abcd history discard — deleted {result.bytes} bytes of unredacted transcript, unrecoverably")
+        what = "hook payload" if failed else "transcript"
+        output.say(f"abcd history discard — deleted {result.bytes} bytes of unredacted {what}, unrecoverably")
         for path in result.removed:
             output.say(f"  removed: {path}")

@@ -2,8 +2,10 @@
 
 Behaviour (reference §6.6, seed 000):
 - ``--out DIR`` (default ``.``) must be an EXISTING directory — it is never created.
-  Both files are written atomically (mode 0o644), the artefact first, together or not
-  at all: if the telemetry cannot be written the artefact just written is removed.
+  Both files are written atomically and owner-only (:mod:`abcd_client.exports`), the
+  artefact first, together or not at all: if the telemetry cannot be written the
+  artefact just written is removed. A file git would let ``git add`` pick up (inside a
+  work tree, not ignored) is named on stderr with how to ignore it.
 - ``--out -`` writes no file: the artefact goes to stdout through the terminal-safety
   filter (it is stored transcript text), followed by the telemetry in a fenced JSON
   block so a reader piping to a file still gets both.
@@ -33,16 +35,17 @@ _TOP_TOOLS = 6
 def _write_both(out_dir: str, reconstruction) -> list[str]:
     """Write artefact then telemetry into ``out_dir``; both or neither. Returns the
     absolute paths written. Raises AbcdError."""
+    from abcd_client.exports import EXPORT_MODE
     from abcd_daemon.fsio import atomic_write
 
     artefact = os.path.abspath(os.path.join(out_dir, reconstruction.artefact_name))
     telemetry = os.path.abspath(os.path.join(out_dir, reconstruction.telemetry_name))
     try:
-        atomic_write(artefact, reconstruction.artefact, mode=0o644)
+        atomic_write(artefact, reconstruction.artefact, mode=EXPORT_MODE)
     except OSError as exc:
         raise AbcdError(f"could not write {artefact}: {exc.strerror or exc}") from None
     try:
-        atomic_write(telemetry, reconstruction.telemetry_json(), mode=0o644)
+        atomic_write(telemetry, reconstruction.telemetry_json(), mode=EXPORT_MODE)
     except (OSError, AbcdError) as exc:
         try:
             os.unlink(artefact)
@@ -116,6 +119,7 @@ def _reconstruct(opts):
 
 def run(session_id: str, out: str, mode: str, max_block_bytes: int, as_json: bool) -> None:
     """The verb's body (exits through :func:`abcd_client.output.fail` on a refusal)."""
+    from abcd_client.exports import warn_if_committable
     from abcd_client.output import emit_json, fail
     from abcd_daemon.reconstruct import ReconstructOptions
 
@@ -130,6 +134,7 @@ def run(session_id: str, out: str, mode: str, max_block_bytes: int, as_json: boo
         written = _write_both(out, result) if out != "-" else []
     except AbcdError as err:
         fail(err, as_json=as_json)
+    warn_if_committable(written)
     if as_json:
         envelope = result.envelope()
         if out == "-":

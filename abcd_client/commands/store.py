@@ -32,8 +32,12 @@ def register(app, history, daemon) -> None:
         agent_type: str = typer.Option("", "--agent-type", help="The sub-agent's type."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
-        """Redact and store one transcript now (no staging). Refuses outside a git checkout."""
+        """Redact and store one transcript now (no staging). Refuses outside a git
+        checkout, and refuses a file that is no JSONL transcript (as hook intake does).
+        The record says it was captured by hand: no lineage source; a sub-agent's
+        lineage comes from the harness's ``.meta.json`` beside the file, if any."""
         from abcd_daemon.fsio.guarded import read_guarded
+        from abcd_daemon.intake.harness import HarnessLineage, read_lineage, require_jsonl
         from abcd_daemon.limits import TRANSCRIPT_CAP
         from abcd_daemon.queue.scanners import ScannerPool
         from abcd_daemon.store.capture import capture
@@ -50,13 +54,19 @@ def register(app, history, daemon) -> None:
             else:
                 raw = read_guarded(file, TRANSCRIPT_CAP, what="transcript", allow_empty=False)
                 session = session or Path(file).name.rsplit(".", 1)[0]
-            meta = CaptureMeta(
-                session_id=session or "",
-                agent_id=agent_id,
-                agent_type=agent_type,
-                lineage_source="hook" if not agent_id else "ingest",
-                spawn_attribution="unattributed" if agent_id else "",
-            )
+            require_jsonl(raw, "stdin" if file == "-" else repr(file))
+            # No lineage_source: none of hook / ingest / migrated is true of a capture
+            # by hand, and the field is optional ("not known").
+            if agent_id:
+                lineage = read_lineage(file) if file != "-" else HarnessLineage()
+                meta = CaptureMeta(
+                    session_id=session or "", agent_id=agent_id,
+                    agent_type=agent_type or lineage.agent_type,
+                    parent_agent_id=lineage.parent_agent_id, spawn_depth=lineage.spawn_depth,
+                    spawn_tool_use_id=lineage.spawn_tool_use_id,
+                    spawn_attribution=lineage.attribution)
+            else:
+                meta = CaptureMeta(session_id=session or "")
             cfg = runtime.config()
             result = capture(lane, raw, meta, scanner=ScannerPool(cfg).get(root),
                              config=cfg, now_ns=runtime.now_ns())

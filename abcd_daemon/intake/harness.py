@@ -24,7 +24,7 @@ from typing import Callable
 
 import msgspec
 
-from ..errors import UNDECODABLE, AbcdError
+from ..errors import UNDECODABLE, AbcdError, InputError
 from ..fsio.guarded import read_guarded
 from ..ids import is_valid_id
 from ..limits import SIDECAR_CAP, TRANSCRIPT_CAP
@@ -64,6 +64,17 @@ def has_json_object_line(raw: bytes, *, probe: int = 1000) -> bool:
         if seen >= probe:
             return False
     return False
+
+
+def require_jsonl(raw: bytes, name: str) -> bytes:
+    """Return ``raw`` if :func:`has_json_object_line` holds, else raise InputError naming
+    ``name``: the one refusal of a file that is no transcript, for intake and for
+    ``abcd history capture`` alike."""
+    if not has_json_object_line(raw):
+        raise InputError(f"{name} is not a JSONL transcript (none of its lines is a JSON "
+                         "object); nothing was stored",
+                         hint="give the .jsonl file the harness wrote")
+    return raw
 
 
 def read_settled(path: str, *, timeout_s: float, poll_s: float,

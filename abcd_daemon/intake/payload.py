@@ -5,6 +5,7 @@ Fields read: ``session_id transcript_path cwd hook_event_name`` (all events),
 ``source`` (SessionStart); unknown fields are ignored. Ids must be safe ids (an id is a
 file name). A free-text scalar carrying a line break is dropped with a warning — losing
 one decorative field beats losing the transcript — and never reaches a frontmatter line.
+Messages name fields and describe values (:mod:`.reasons`); they never quote a value.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from __future__ import annotations
 import msgspec
 
 from ..errors import InputError
-from ..ids import check_id, is_valid_id
+from ..ids import is_valid_id
+from ..limits import ID_MAX_LEN
+from .reasons import describe
 
 
 class HookPayload(msgspec.Struct, kw_only=True):
@@ -40,7 +43,12 @@ def parse_payload(data: bytes, *, require_agent: bool = False) -> HookPayload:
     if not isinstance(raw, dict):
         raise InputError("the hook payload is not a JSON object")
     session_id = raw.get("session_id")
-    check_id(session_id, "the payload's session_id")
+    if session_id is None:
+        raise InputError("the payload carries no session_id; staging nothing")
+    if not is_valid_id(session_id):
+        raise InputError(f"the payload's session_id {describe('session_id', session_id)} is not a "
+                         f"usable id: ids are 1-{ID_MAX_LEN} characters of A-Z a-z 0-9 . _ - and "
+                         "do not start with '.' (an id becomes a file name)")
     out = HookPayload(session_id=session_id)
     for name in _SCALARS:
         value = raw.get(name, "")
@@ -57,7 +65,7 @@ def parse_payload(data: bytes, *, require_agent: bool = False) -> HookPayload:
     if agent_id:
         if not is_valid_id(agent_id):
             raise InputError(
-                f"the payload carries no usable agent_id ({str(agent_id)[:80]!r}); staging nothing "
+                f"the payload carries no usable agent_id ({describe('agent_id', agent_id)}); staging nothing "
                 "rather than filing this transcript as the session's own"
             )
         out.agent_id = agent_id

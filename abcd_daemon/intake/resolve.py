@@ -4,8 +4,8 @@ Rung 1: the payload's ``cwd`` resolved with real git to its root commit — this
 writes the session note and the lane's repository name. Rung 2 (a sub-agent's worktree
 is removed when it stops, so its cwd is often gone): the session note some earlier
 payload of the same session wrote. A session two lanes claim is refused, never guessed.
-Git results are cached per cwd for a short while (a burst of payloads from one checkout
-runs git once).
+Git answers are cached per cwd for a short while (a burst of payloads from one checkout
+runs git once); a failure is not cached, so a fix is seen by the next payload or retry.
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ class LaneResolver:
             return hit[1]
         try:
             root, sha = repo_root_and_sha(cwd)
-            value: tuple[str, str] | str = (str(root), sha)
         except AbcdError as exc:
-            value = str(exc)
+            return str(exc)  # not cached: the user may fix it and `abcd history retry` now
+        value = (str(root), sha)
         self._cache[cwd] = (now, value)
         return value
 

@@ -34,6 +34,8 @@ from ..status import RefusedSpool
 
 HEADER_CAP = 64 << 10
 SPOOLED_CAP = PAYLOAD_CAP + HEADER_CAP
+#: Beside ``spool/failed/<name>``: why intake could not use it.
+REASON_SUFFIX = ".reason"
 
 
 class SpoolHeader(msgspec.Struct):
@@ -149,7 +151,7 @@ def move_to_failed(home: Home, new_fd: int, path: str, reason: str) -> str:
     failed_fd = safedir.open_spool(str(home.spool), ("failed",), create=True)
     try:
         target = home.spool_failed / name
-        atomic_write(home.spool_failed / (name + ".reason"),
+        atomic_write(home.spool_failed / (name + REASON_SUFFIX),
                      reason.encode("utf-8", "replace") + b"\n")
         try:
             os.rename(name, name, src_dir_fd=new_fd, dst_dir_fd=failed_fd)
@@ -173,17 +175,9 @@ def _carry_across(home: Home, new_fd: int, path: str, reason: str) -> None:
         if exc.reason != "not-regular":
             raise OSError(errno.EXDEV, f"{path} cannot be moved to {home.spool_failed} ({exc})")
         note = f"{reason}\n(it was {exc}; nothing of a payload was in it, so it was removed)"
-        atomic_write(home.spool_failed / (name + ".reason"), note.encode("utf-8", "replace") + b"\n")
+        atomic_write(home.spool_failed / (name + REASON_SUFFIX), note.encode("utf-8", "replace") + b"\n")
         data = None
     if data is not None:
         atomic_write(home.spool_failed / name, data)
     os.unlink(name, dir_fd=new_fd)
     os.fsync(new_fd)
-
-
-def count_failed(home: Home) -> int:
-    try:
-        return sum(1 for n in os.listdir(home.spool_failed) if n.endswith(".json"))
-    except OSError:
-        return 0
-

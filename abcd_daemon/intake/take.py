@@ -5,6 +5,8 @@ Outcomes (``IntakeOutcome.status``):
 - ``noted`` — a session-start payload; its session note is written;
 - ``gap`` — a SubagentStop without ``agent_transcript_path``: the lane's gap marker is
   updated and nothing is staged (there is nothing to stage);
+- ``dropped`` — a payload of an event abcd does not handle (the shim spools whatever it
+  is wired to): removed, counted in the daemon's status, never "failed";
 - ``failed`` — unusable (bad payload, unreadable transcript, no lane): moved to
   ``spool/failed/`` with the reason. Nothing is deleted;
 - ``retry`` — a transient fault (lock contention, disk full), or its spool was refused
@@ -18,6 +20,9 @@ A payload's transcript path must name a regular file owned by this uid; a relati
 is resolved against the payload's ``cwd`` (never the daemon's own working directory).
 A ``cut_short`` header (the shim's stdin deadline passed) is used when what arrived is a
 complete payload, and refused with a reason when it is not.
+
+Every message (the ``.reason`` beside a failed payload, the log line) goes through the
+payload's :class:`~.reasons.Scrubber`: it names fields, never quotes their values.
 """
 
 from __future__ import annotations
@@ -34,13 +39,13 @@ from ..limits import STDIN_DEADLINE_S
 from ..locate.notes import note_gap
 from ..paths import Home
 from ..queue.stage import stage
+from ..shim import EVENTS
 from ..store.meta import CaptureMeta
-from .harness import has_json_object_line, read_lineage, read_settled
+from .harness import read_lineage, read_settled, require_jsonl
 from .payload import parse_payload
+from .reasons import Scrubber, describe
 from .resolve import LaneResolver
 from .spool import move_to_failed, opened_new, read_item, remove_entry, spool_of
-
-EVENTS = ("subagent-stop", "session-end", "session-start")
 
 
 class IntakeOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -85,10 +90,25 @@ def take(home: Home, path: str, *, resolver: LaneResolver, config: Config, now_n
 
 def _take(home: Home, new_fd: int, path: str, *, resolver: LaneResolver, config: Config,
           now_ns: int, sleep: Callable[[float], None]) -> IntakeOutcome:
-    name = os.path.basename(path)
-    out = IntakeOutcome(name=name, status="failed")
+    item = read_item(new_fd, path)
+    header = item.header
+    scrub = Scrubber.of_payload(item.payload, {} if header is None else {
+        header.event: describe("the hook's event argument", header.event),
+        header.cwd: describe("the hook's working directory", header.cwd)})
+    out = _take_item(home, new_fd, path, item, resolver=resolver, config=config,
+                     now_ns=now_ns, sleep=sleep, scrub=scrub)
+    out.message = scrub(out.message)
+    out.warnings = [scrub(w) for w in out.warnings]
+    return out
+
+
+def _take_item(home: Home, new_fd: int, path: str, item, *, resolver: LaneResolver,
+               config: Config, now_ns: int, sleep: Callable[[float], None],
+               scrub: Scrubber) -> IntakeOutcome:
+    out = IntakeOutcome(name=os.path.basename(path), status="failed")
 
     def fail(reason: str) -> IntakeOutcome:
+        reason = scrub(reason)
         out.message = reason
         try:
             move_to_failed(home, new_fd, path, reason)
@@ -100,19 +120,22 @@ def _take(home: Home, new_fd: int, path: str, *, resolver: LaneResolver, config:
     def done() -> None:
         remove_entry(new_fd, path)
 
-    item = read_item(new_fd, path)
     if item.missing:
         out.status = "gone"
         return out
     if item.error:
         return fail(item.error)
     header = item.header
+    if header.event not in EVENTS:
+        out.status = "dropped"
+        out.message = (f"abcd does not handle this hook event "
+                       f"({describe('the event', header.event)}); dropped")
+        done()
+        return out
     out.event = header.event
     if header.over_cap:
         return fail("the harness sent a payload over the 1 MiB cap; the shim kept a marker, not "
                     "the payload — run `abcd history ingest` to recover the transcript")
-    if header.event not in EVENTS:
-        return fail(f"unknown hook event {header.event!r}")
     try:
         payload = parse_payload(item.payload, require_agent=header.event == "subagent-stop")
     except InputError as exc:
@@ -161,9 +184,10 @@ def _take(home: Home, new_fd: int, path: str, *, resolver: LaneResolver, config:
                                     poll_s=config.settle_poll_s, sleep=sleep)
     except ReadRefused as exc:
         return fail(str(exc))
-    if not has_json_object_line(raw):
-        return fail(f"{transcript!r} is not a JSONL transcript (none of its lines is a JSON "
-                    "object); nothing was staged")
+    try:
+        require_jsonl(raw, "the payload's transcript")
+    except InputError as exc:
+        return fail(str(exc))
     if not settled:
         out.warnings.append("the transcript's last line was still incomplete after waiting; "
                             "staged what is on disk, which may be short")

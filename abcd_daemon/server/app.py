@@ -43,8 +43,9 @@ from .. import __version__
 from ..config import Config
 from ..fsio.atomic import atomic_write, sweep_temp_files
 from ..fsio.dirs import ensure_chain
+from ..intake.failed import failed_totals, sweep_orphan_reasons
 from ..intake.resolve import LaneResolver
-from ..intake.spool import SpoolListing, count_failed, list_spool, spool_locations
+from ..intake.spool import SpoolListing, list_spool, spool_locations
 from ..paths import Home, socket_path
 from ..queue.scanners import ScannerPool
 from ..queue.survey import survey_backlog
@@ -54,9 +55,10 @@ from ..store.record import format_rfc3339_ns
 from ..store.rescan import stale_survey
 from .connection import serve
 from .drain_loop import drain_loop
-from .intake_loop import intake_loop, spool_watch
+from .intake_loop import intake_loop, spool_watch, take_now
 from .handlers import Handlers
 from .instance import acquire_instance_locks, bind_socket, inherited_socket
+from .memory import tune_allocator
 from .notify import notify, watchdog_interval
 
 log = logging.getLogger("abcd.daemon")
@@ -74,6 +76,8 @@ class Daemon:
         self.scanners = ScannerPool(config)
         self.resolver = LaneResolver(home, config)
         self.drain_lock = threading.Lock()
+        #: Serialises intake's takers: the loop and `abcd history retry`.
+        self.intake_lock = threading.Lock()
         self.redaction_limiter = trio.CapacityLimiter(config.redaction_workers)
         self.io_limiter = trio.CapacityLimiter(4)
         self.intake_wake = trio.Event()
@@ -88,7 +92,7 @@ class Daemon:
         #: the daemon's clock: every timer in the loops is measured on it).
         self.retry_after: dict[str, float] = {}
         self.handlers = Handlers(home, config, self.scanners, drain_lock=self.drain_lock,
-                                 status=self.snapshot)
+                                 status=self.snapshot, take_one=lambda path: take_now(self, path))
         #: Every spool intake sweeps (the home's, then the shim's fallbacks).
         self.spools = spool_locations(home, self.env)
 
@@ -115,7 +119,7 @@ class Daemon:
         status.updated_at = format_rfc3339_ns(now)
         status.uptime_s = round(time.monotonic() - self.started_mono, 3)
         status.spool_pending = len(self.list_spool().paths)
-        status.spool_failed = count_failed(self.home)
+        status.spool_failed, status.spool_failed_bytes = failed_totals(self.home)
         status.scanner, status.stale_records = stale_survey(self.home)
         return status
 
@@ -183,6 +187,7 @@ def sweep_leftovers(home: Home) -> int:
             removed += sweep_temp_files(directory)
     for directory in (home.root, home.spool_failed):
         removed += sweep_temp_files(directory)
+    removed += sweep_orphan_reasons(home)
     cutoff = time.time() - 60
     try:
         for name in os.listdir(home.spool_tmp):
@@ -202,6 +207,7 @@ async def run_daemon(home: Home, config: Config, *, env=None, task_status=trio.T
     """Run the daemon until a signal stops it. Raises AlreadyRunning / StorePathError
     before listening; after that it only returns."""
     env = os.environ if env is None else env
+    tune_allocator()
     with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
         await _run(home, config, env, received, task_status)
 

@@ -9,7 +9,10 @@ Rules:
   non-reading client is dropped, so it cannot pin a handler.
 - Requests are small: a request frame over ``REQUEST_MAX_FRAME`` is refused on its
   length prefix.
-- A frame that cannot be used — undecodable, over the limit, or cut off by the client
+- A whole frame that is no valid request — an unknown op, a field of the wrong type, a
+  reply sent as a request — is answered with an ``ErrorReply`` saying so and naming the
+  ops this daemon answers; the connection stays open (the stream is still in step).
+- A frame that cannot be used otherwise — over the limit, or cut off by the client
   half-closing inside it — is answered with one ``ErrorReply`` saying which (best effort,
   the client may be gone), then the connection is closed: the stream is desynchronised.
 """
@@ -22,7 +25,7 @@ import os
 import trio
 
 from .. import __version__
-from ..errors import ProtocolError
+from ..errors import BadMessage, ProtocolError
 from ..wire import messages as m
 from ..wire.codec import FrameDecoder, encode_frame
 from .instance import peer_uid
@@ -33,6 +36,12 @@ log = logging.getLogger("abcd.daemon")
 REQUEST_DEADLINE_S = 10.0
 SEND_DEADLINE_S = 30.0
 REQUEST_MAX_FRAME = 1 << 20
+_REQUESTS = m.Request.__args__
+
+
+def _refusal(exc: BadMessage) -> m.ErrorReply:
+    return m.ErrorReply(kind="ProtocolError", message=str(exc), hint=exc.hint,
+                        exit_code=exc.exit_code)
 
 
 async def _send(stream, message) -> None:
@@ -82,26 +91,41 @@ async def _converse(stream: trio.SocketStream, daemon) -> None:
                     uid, os.geteuid())
         return
     decoder = FrameDecoder(max_frame=REQUEST_MAX_FRAME)
-    hello = await _receive(stream, decoder)
+    try:
+        hello = await _receive(stream, decoder)
+    except BadMessage as exc:
+        await _send(stream, _refusal(exc))
+        return
     if hello is None:
         return  # the doorbell
     if not isinstance(hello, m.Hello):
         await _send(stream, m.ErrorReply(kind="ProtocolError",
-                                         message="a connection must open with Hello"))
+                                         message="a connection must open with Hello",
+                                         exit_code=2))
         return
     if hello.protocol != m.PROTOCOL_VERSION:
         await _send(stream, m.ErrorReply(
             kind="ProtocolError",
             message=f"this daemon speaks protocol {m.PROTOCOL_VERSION}, the client "
                     f"{hello.protocol}",
-            hint="restart the daemon after upgrading abcd (`abcd daemon restart`)"))
+            hint="restart the daemon after upgrading abcd: `abcd daemon stop`, then "
+                 "`abcd daemon start`"))
         return
     await _send(stream, m.Welcome(protocol=m.PROTOCOL_VERSION, daemon_version=__version__,
                                   pid=os.getpid(), home=daemon.store))
     while True:
-        request = await _receive(stream, decoder)
+        try:
+            request = await _receive(stream, decoder)
+        except BadMessage as exc:
+            await _send(stream, _refusal(exc))
+            continue
         if request is None:
             return
+        if not isinstance(request, _REQUESTS):
+            await _send(stream, _refusal(BadMessage(
+                f"{type(request).__name__} is not a request this daemon answers; refused",
+                hint=f"requests are the ops {', '.join(m.REQUEST_OPS)}")))
+            continue
         await answer(daemon, stream, request, _send)
 
 

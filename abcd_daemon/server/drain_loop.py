@@ -6,7 +6,9 @@ worker thread behind the redaction limiter, so the socket stays responsive. Pass
 repeat while there is work, then wait for intake or the timer. An entry whose capture
 failed retryably is not planned again until the drain interval has passed, so a
 failing entry cannot monopolise passes; an unexpected exception fails one entry, never
-the loop."""
+the loop. Log lines name the staged entry (``abcd history staged`` lists it by that
+name) and the outcome; an unexpected error is logged without its message, which could
+quote the unredacted bytes (:func:`.logs.log_unexpected`)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from ..queue.staged import list_staged
 from ..status import PassSummary
 from ..store.lane import Lane, list_lanes
 from ..store.record import format_rfc3339_ns
+from .logs import log_unexpected
 
 log = logging.getLogger("abcd.daemon")
 
@@ -50,11 +53,10 @@ def _drain_one(daemon, entry):
                                scanners=daemon.scanners, config=daemon.config,
                                now_ns=time.time_ns())
     except Exception as exc:  # noqa: BLE001 - a bug must not stop the drain; retried later
-        log.exception("drain failed unexpectedly on %s", entry.name)
+        summary = log_unexpected(log, f"drain of {entry.name}", exc)
         return EntryOutcome(status="failed", failure=DrainFailure(
             root_sha=entry.root_sha, name=entry.name, path=entry.path,
-            session_id=entry.session_id, agent_id=entry.agent_id,
-            error=f"unexpected {type(exc).__name__}: {exc}"))
+            session_id=entry.session_id, agent_id=entry.agent_id, error=summary))
 
 
 async def _drain_pass(daemon) -> bool:
@@ -71,7 +73,7 @@ async def _drain_pass(daemon) -> bool:
         outcome = await trio.to_thread.run_sync(_drain_one, daemon, entry,
                                                 limiter=daemon.redaction_limiter,
                                                 abandon_on_cancel=True)
-        who = entry.session_id + (f" agent {entry.agent_id}" if entry.agent_id else "")
+        who = f"{entry.root_sha[:12]}/{entry.name}"
         if outcome.status == "stored":
             summary.stored += 1
             daemon.stats.stored_total += 1

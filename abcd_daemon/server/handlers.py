@@ -16,6 +16,7 @@ import msgspec
 
 from ..config import Config, DrainBudget
 from ..errors import AbcdError
+from ..intake.failed import discard_failed, list_failed, retry_failed
 from ..locate.notes import read_gap
 from ..paths import Home
 from ..queue.discard import discard
@@ -46,12 +47,14 @@ class Handlers:
     """The daemon's request handlers; thread-safe (drains serialise on ``drain_lock``)."""
 
     def __init__(self, home: Home, config: Config, scanners, *, drain_lock: threading.Lock,
-                 status=None) -> None:
+                 status=None, take_one=None) -> None:
         self.home = home
         self.config = config
         self.scanners = scanners
         self.drain_lock = drain_lock
         self.status = status
+        #: intake's take of one spooled file (the daemon's, serialised with its loop)
+        self.take_one = take_one
 
     def lane(self, root_sha: str) -> Lane:
         return Lane(self.home, root_sha)
@@ -81,11 +84,13 @@ class Handlers:
 
     def _StagedRequest(self, req):
         now = time.time_ns()
+        failed = list_failed(self.home)
         if req.all_repos:
-            return m.SurveyReply(backlog=survey_backlog(self.home, now_ns=now, ttl_s=self.config.staged_ttl_s))
+            return m.SurveyReply(backlog=survey_backlog(self.home, now_ns=now, ttl_s=self.config.staged_ttl_s),
+                                 failed=failed)
         lane = self.lane(req.root_sha)
         return m.StagedReply(staged=list_staged(lane, now_ns=now, ttl_s=self.config.staged_ttl_s),
-                             quarantined=list_quarantined(lane), gap=read_gap(lane))
+                             quarantined=list_quarantined(lane), gap=read_gap(lane), failed=failed)
 
     def _DrainRequest(self, req, progress=None):
         lanes = [self.lane(req.root_sha)] if req.root_sha else list_lanes(self.home)
@@ -97,6 +102,13 @@ class Handlers:
     def _DiscardRequest(self, req):
         return m.DiscardReply(result=discard(self.lane(req.root_sha), req.name,
                                              config=self.config, now_ns=time.time_ns()))
+
+    def _RetryRequest(self, req):
+        return m.RetryReply(outcomes=retry_failed(self.home, req.keys, everything=req.everything,
+                                                  take_one=self.take_one))
+
+    def _DiscardFailedRequest(self, req):
+        return m.DiscardFailedReply(result=discard_failed(self.home, req.key))
 
     def _ReconstructRequest(self, req):
         from ..reconstruct import ReconstructOptions, reconstruct

@@ -4,7 +4,9 @@ order (a session's notes are written before its later payloads are resolved).
 Woken by the doorbell (every connection), by the spool watcher, and by a periodic
 sweep. A payload that hits a transient fault is retried after a back-off; one that is
 unusable is already in ``spool/failed`` with its reason (:mod:`abcd_daemon.intake.take`).
-An unexpected exception is logged and retried — it never stops the loop."""
+An unexpected exception is logged and retried — it never stops the loop. Log lines
+name the spool file, the event and the outcome; the payload's values never (its
+messages are already scrubbed by intake, :mod:`abcd_daemon.intake.reasons`)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import time
 import trio
 
 from ..intake.take import IntakeOutcome, take
+from .logs import log_unexpected
 
 log = logging.getLogger("abcd.daemon")
 
@@ -32,14 +35,12 @@ async def intake_loop(daemon) -> None:
                 return
             if daemon.retry_after.get(path, 0) > now:
                 continue
-            outcome = await trio.to_thread.run_sync(_take, daemon, path, limiter=daemon.io_limiter)
+            outcome = await trio.to_thread.run_sync(take_now, daemon, path, limiter=daemon.io_limiter)
             taken += 1
-            _log_intake(outcome)
             if outcome.status == "retry":
                 daemon.retry_after[path] = trio.current_time() + min(daemon.config.sweep_interval_s, 5.0)
             else:
                 daemon.retry_after.pop(path, None)
-                daemon.stats.intake_total += 1
             if outcome.status in ("staged", "restaged"):
                 daemon.drain_wake.set()
         if taken or listing.refused != refused:
@@ -47,23 +48,40 @@ async def intake_loop(daemon) -> None:
         with trio.move_on_after(daemon.config.sweep_interval_s):
             await daemon.intake_wake.wait()
 
-def _take(daemon, path: str):
-    try:
-        return take(daemon.home, path, resolver=daemon.resolver, config=daemon.config,
-                    now_ns=time.time_ns())
-    except Exception as exc:  # noqa: BLE001 - a bug must not stop intake; retried later
-        log.exception("intake failed unexpectedly on %s", path)
-        return IntakeOutcome(name=os.path.basename(path), status="retry",
-                             message=f"unexpected {type(exc).__name__}: {exc}")
+def take_now(daemon, path: str) -> IntakeOutcome:
+    """Take one spooled payload (worker thread), serialised with every other taker
+    (the loop, ``abcd history retry``), then log and count it. Never raises."""
+    with daemon.intake_lock:
+        try:
+            outcome = take(daemon.home, path, resolver=daemon.resolver, config=daemon.config,
+                           now_ns=time.time_ns())
+        except Exception as exc:  # noqa: BLE001 - a bug must not stop intake; retried later
+            summary = log_unexpected(log, f"intake of {os.path.basename(path)}", exc)
+            outcome = IntakeOutcome(name=os.path.basename(path), status="retry", message=summary)
+    _log_intake(outcome)
+    if outcome.status == "dropped":
+        daemon.stats.events_dropped += 1
+    if outcome.status not in ("retry", "gone"):
+        daemon.stats.intake_total += 1
+    return outcome
+
 
 def _log_intake(outcome) -> None:
-    who = outcome.session_id + (f" agent {outcome.agent_id}" if outcome.agent_id else "")
-    level = logging.WARNING if outcome.status in ("failed", "retry") else logging.INFO
-    via = f" (repository resolved via {outcome.via})" if outcome.via else ""
-    log.log(level, "intake %s %s %s%s%s", outcome.status, outcome.event, who, via,
+    if outcome.status == "gone":
+        return
+    level = logging.WARNING if outcome.status in ("failed", "retry", "dropped") else logging.INFO
+    what = [outcome.event] if outcome.event else []
+    if outcome.root_sha:
+        what.append(f"lane {outcome.root_sha[:12]}")
+    if outcome.bytes:
+        what.append(f"{outcome.bytes} bytes")
+    if outcome.via:
+        what.append(f"repository resolved via {outcome.via}")
+    log.log(level, "intake %s %s%s%s", outcome.status, outcome.name,
+            f" ({', '.join(what)})" if what else "",
             f": {outcome.message}" if outcome.message else "")
     for warning in outcome.warnings:
-        log.warning("intake %s: %s", who, warning)
+        log.warning("intake %s: %s", outcome.name, warning)
 
 
 async def spool_watch(daemon) -> None:

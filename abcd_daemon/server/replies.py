@@ -11,6 +11,7 @@ import time
 import trio
 
 from ..wire import messages as m
+from .memory import release_after
 
 
 async def answer(daemon, stream, request, send) -> None:
@@ -22,10 +23,16 @@ async def answer(daemon, stream, request, send) -> None:
                                                 limiter=daemon.io_limiter, abandon_on_cancel=True)
     await send(stream, reply)
     if isinstance(reply, (m.ShowReply, m.ReconstructReply)):
+        view = memoryview(body)  # chunks are views of the body, not copies of it
         for start in range(0, len(body), m.CHUNK):
-            await send(stream, m.Chunk(data=body[start : start + m.CHUNK]))
+            await send(stream, m.Chunk(data=view[start : start + m.CHUNK]))
         await send(stream, m.End())
-    if isinstance(request, m.DiscardRequest):
+        size = len(body)
+        del view, body, reply
+        await trio.to_thread.run_sync(release_after, size, limiter=daemon.io_limiter)
+    if isinstance(request, m.RetryRequest):
+        daemon.drain_wake.set()  # what a retry staged is drained now, not at the timer
+    if isinstance(request, (m.DiscardRequest, m.RetryRequest, m.DiscardFailedRequest)):
         await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)
 
 

@@ -4,7 +4,9 @@
 decoded message or ``None`` when more bytes are needed. A declared length over
 ``max_frame`` raises :class:`~abcd_daemon.errors.ProtocolError` immediately, before
 the payload arrives, and the decoder refuses further use (the stream is desynchronised).
-Undecodable payloads raise ProtocolError too. The decoder never holds more than
+A whole frame that is no valid message raises :class:`~abcd_daemon.errors.BadMessage`
+saying what is wrong with it (an unknown op, a mistyped field) and the decoder stays
+usable: the frame's length kept the stream in step. The decoder never holds more than
 ``max_frame + 4`` bytes plus one ``feed`` call's worth.
 """
 
@@ -15,11 +17,12 @@ from typing import Any
 
 import msgspec
 
-from ..errors import UNDECODABLE, ProtocolError
-from .messages import MAX_FRAME, Message
+from ..errors import UNDECODABLE, BadMessage, ProtocolError
+from .messages import MAX_FRAME, Message, REQUEST_OPS
 
 _LEN = struct.Struct(">I")
 _ENCODER = msgspec.msgpack.Encoder()
+_KNOWN_OPS = frozenset(t.__struct_config__.tag for t in Message.__args__)
 
 
 def encode(message: Any) -> bytes:
@@ -80,5 +83,24 @@ class FrameDecoder:
         try:
             return self._decoder.decode(payload)
         except UNDECODABLE as exc:
-            self._broken = True
-            raise ProtocolError(f"a frame did not decode as a protocol message ({exc!r})") from None
+            raise explain(payload, exc) from None
+
+
+def explain(payload: bytes, exc: Exception) -> BadMessage:
+    """What is wrong with a frame that did not decode, in a sentence (the op it names,
+    bounded; never the rest of its content)."""
+    hint = (f"this daemon answers the ops {', '.join(REQUEST_OPS)}; a client and a daemon "
+            "of different versions disagree — `abcd daemon stop`, then `abcd daemon start`")
+    try:
+        raw = msgspec.msgpack.decode(payload)
+    except RecursionError:
+        return BadMessage("a frame nests deeper than any protocol message; refused", hint=hint)
+    except UNDECODABLE:
+        return BadMessage("a frame is not msgpack; refused", hint=hint)
+    op = raw.get("op") if isinstance(raw, dict) else None
+    if not isinstance(op, str):
+        return BadMessage("a message carries no 'op' saying what it asks; refused", hint=hint)
+    shown = repr(op) if len(op) <= 64 else repr(op[:61] + "...")
+    if op not in _KNOWN_OPS:
+        return BadMessage(f"unknown op {shown}; refused", hint=hint)
+    return BadMessage(f"a {shown} message is malformed ({exc}); refused", hint=hint)

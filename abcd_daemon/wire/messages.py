@@ -12,6 +12,8 @@ from typing import Union
 
 import msgspec
 
+from ..intake.failed import FailedDiscard, FailedPayload
+from ..intake.take import IntakeOutcome
 from ..locate.notes import GapMarker
 from ..queue.discard import DiscardResult
 from ..queue.drain import DrainResult
@@ -91,8 +93,20 @@ class IngestRequest(_Msg, tag="ingest"):
     drain: bool = True
 
 
+class RetryRequest(_Msg, tag="retry"):
+    """Put failed payloads (their ids, or every one) back through intake."""
+
+    keys: list[str] = []
+    everything: bool = False
+
+
+class DiscardFailedRequest(_Msg, tag="discard-failed"):
+    key: str
+
+
 Request = Union[StatusRequest, ListRequest, ShowRequest, StagedRequest, DrainRequest,
-                DiscardRequest, ReconstructRequest, IngestRequest]
+                DiscardRequest, ReconstructRequest, IngestRequest, RetryRequest,
+                DiscardFailedRequest]
 
 
 # -- replies ---------------------------------------------------------------------
@@ -120,10 +134,20 @@ class StagedReply(_Msg, tag="staged-reply"):
     staged: list[StagedEntry]
     quarantined: list[QuarantinedEntry]
     gap: GapMarker | None = None
+    failed: list[FailedPayload] = []
 
 
 class SurveyReply(_Msg, tag="survey"):
     backlog: list[LaneBacklog]
+    failed: list[FailedPayload] = []
+
+
+class RetryReply(_Msg, tag="retry-reply"):
+    outcomes: list[IntakeOutcome]
+
+
+class DiscardFailedReply(_Msg, tag="discard-failed-reply"):
+    result: FailedDiscard
 
 
 class DrainReply(_Msg, tag="drain-reply"):
@@ -161,9 +185,9 @@ class End(_Msg, tag="end"):
 
 
 Reply = Union[ErrorReply, StatusReply, RecordsReply, ShowReply, StagedReply, SurveyReply,
-              DrainReply, DiscardReply, ReconstructReply, Progress, IngestReply, Chunk, End]
+              DrainReply, DiscardReply, ReconstructReply, Progress, IngestReply, RetryReply,
+              DiscardFailedReply, Chunk, End]
 
-Message = Union[Hello, Welcome, StatusRequest, ListRequest, ShowRequest, StagedRequest,
-                DrainRequest, DiscardRequest, ReconstructRequest, IngestRequest, ErrorReply,
-                StatusReply, RecordsReply, ShowReply, StagedReply, SurveyReply, DrainReply,
-                DiscardReply, ReconstructReply, Progress, IngestReply, Chunk, End]
+Message = Union[(Hello, Welcome) + Request.__args__ + Reply.__args__]  # type: ignore[valid-type]
+#: The ``op`` of every request this daemon answers (named in a refusal of any other).
+REQUEST_OPS = tuple(t.__struct_config__.tag for t in Request.__args__)

@@ -155,3 +155,34 @@ def test_drain_draws_a_progress_bar_on_a_terminal_and_stays_quiet_when_piped(in_
                                             dict(os.environ, ABCD_LOCAL="1"))
     assert code == 0 and "\r" in drawn and "draining" in drawn and "3/3 files" in drawn
     assert stdout.count(b"stored  s") == 3
+
+
+def test_capture_refuses_a_file_that_is_no_jsonl_transcript_as_intake_does(in_repo, cli):
+    code, out, err = cli("history", "capture", "/etc/passwd", "--session", "s1")
+    assert code == 2 and "Traceback" not in err
+    assert "abcd: '/etc/passwd' is not a JSONL transcript (none of its lines is a JSON object)" in err
+    code, out, _ = cli("history", "list", "--json")
+    assert json.loads(out) == []  # nothing stored
+
+
+def test_capture_by_hand_claims_no_hook_and_takes_a_sub_agents_lineage_from_its_sidecar(
+        in_repo, cli, tmp_path):
+    main = tmp_path / "sess-7.jsonl"
+    main.write_text(LINE)
+    assert cli("history", "capture", str(main))[0] == 0
+    agent = tmp_path / "agent-a1234567.jsonl"
+    agent.write_text(LINE.replace("deploy", "explore"))
+    (tmp_path / "agent-a1234567.meta.json").write_text(json.dumps(
+        {"agentType": "Explore", "spawnDepth": 2, "parentAgentId": "a7654321", "toolUseId": "toolu_9"}))
+    assert cli("history", "capture", str(agent), "--session", "sess-7", "--agent-id", "a1234567")[0] == 0
+    bare = tmp_path / "bare.jsonl"
+    bare.write_text(LINE.replace("deploy", "bare"))
+    assert cli("history", "capture", str(bare), "--session", "sess-7", "--agent-id", "a0000001")[0] == 0
+    code, out, _ = cli("history", "list", "--session", "sess-7", "--json")
+    records = {r["agent_id"] if "agent_id" in r else "": r for r in json.loads(out)}
+    assert all("lineage_source" not in r for r in records.values())  # neither hook nor ingest
+    assert "spawn_attribution" not in records[""]
+    lead = records["a1234567"]
+    assert (lead["spawn_attribution"], lead["spawn_depth"], lead["parent_agent_id"],
+            lead["spawn_tool_use_id"], lead["agent_type"]) == ("sidecar", 2, "a7654321", "toolu_9", "Explore")
+    assert records["a0000001"]["spawn_attribution"] == "unattributed"

@@ -131,7 +131,7 @@ def test_a_payload_whose_worktree_is_gone_resolves_through_the_session_note(tmp_
         git("worktree", "remove", "--force", str(worktree), cwd=repo)  # the harness removes it
         run_shim("subagent-stop", subagent_payload(project, agent, worktree), env)
         wait_for(lambda: len(records(env, sha)) == 1, 60, what="the sub-agent's record")
-        assert "(repository resolved via session)" in daemon.read_log()
+        assert "repository resolved via session)" in daemon.read_log()
     finally:
         assert daemon.stop() == 0
     assert records(env, sha)[0].agent_id == agent

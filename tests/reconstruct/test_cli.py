@@ -58,7 +58,7 @@ def test_reconstruct_writes_both_files(cli, tmp_path):
     artefact, telemetry = out / f"{SESSION}.md", out / f"{SESSION}.telemetry.json"
     assert sorted(os.listdir(out)) == sorted([artefact.name, telemetry.name])
     for path in (artefact, telemetry):
-        assert stat.S_IMODE(path.stat().st_mode) == 0o644
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600  # transcript text: owner-only
     expected = reconstruct(cli.lane, ReconstructOptions(session_id=SESSION, max_block_bytes=8192),
                            now_ns=1)
     assert artefact.read_bytes() == expected.artefact
@@ -145,6 +145,40 @@ def test_the_abcd_command_runs_reconstruct(cli, repo):
                           cwd=repo[0], capture_output=True, text=True, env=dict(os.environ))
     assert done.returncode == 0, done.stderr
     assert f"<!-- {SESSION}.telemetry.json -->" in done.stdout
+
+
+def _reconstruct_into(out: Path, repo_path: Path):
+    abcd = Path(sys.executable).with_name("abcd")
+    return subprocess.run([str(abcd), "history", "reconstruct", SESSION, "--out", str(out)],
+                          cwd=repo_path, capture_output=True, text=True, env=dict(os.environ))
+
+
+def test_files_written_inside_a_work_tree_and_not_ignored_are_named_with_how_to_ignore(cli, repo):
+    out = repo[0] / "review"
+    out.mkdir()
+    done = _reconstruct_into(out, repo[0])
+    assert done.returncode == 0, done.stderr
+    warnings = [ln for ln in done.stderr.splitlines() if "not ignored" in ln]
+    assert len(warnings) == 2  # one line per file
+    assert warnings[0].startswith(f"abcd: ~/repo/review/{SESSION}.md is inside a git work tree")
+    assert f"echo '/review/{SESSION}.md' >> ~/repo/.git/info/exclude" in warnings[0]
+    assert f"{SESSION}.telemetry.json" in warnings[1]
+    for path in out.iterdir():
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    # Following the advice silences it: git itself now ignores both files.
+    exclude = repo[0] / ".git" / "info" / "exclude"
+    with open(exclude, "a") as f:
+        f.write(f"/review/{SESSION}.md\n")
+    (repo[0] / ".gitignore").write_text("*.telemetry.json\n")  # any ignore source counts
+    done = _reconstruct_into(out, repo[0])
+    assert done.returncode == 0 and "not ignored" not in done.stderr, done.stderr
+
+
+def test_files_written_outside_any_work_tree_draw_no_warning(cli, repo, tmp_path):
+    out = tmp_path / "outside"
+    out.mkdir()
+    done = _reconstruct_into(out, repo[0])
+    assert done.returncode == 0 and "not ignored" not in done.stderr, done.stderr
 
 
 @pytest.mark.slow

@@ -1,5 +1,6 @@
 """The sans-I/O codec: any chunking round-trips; oversized frames are refused early."""
 
+import re
 import struct
 
 import pytest
@@ -46,11 +47,22 @@ def test_oversized_frame_is_refused_before_its_payload_is_buffered():
         decoder.feed(b"more")
 
 
-def test_garbage_payload_is_a_protocol_error_not_a_crash():
+def test_a_whole_frame_that_is_no_message_is_refused_and_the_stream_stays_in_step():
+    import msgspec
+
+    from abcd_daemon.errors import BadMessage
+
     decoder = FrameDecoder()
-    decoder.feed(struct.pack(">I", 3) + b"\xc1\xc1\xc1")
-    with pytest.raises(ProtocolError, match="did not decode"):
-        decoder.next_frame()
+    frames = [b"\xc1\xc1\xc1", msgspec.msgpack.encode({"op": "frobnicate"}),
+              msgspec.msgpack.encode({"op": "list", "root_sha": 5}), msgspec.msgpack.encode([1])]
+    decoder.feed(b"".join(struct.pack(">I", len(f)) + f for f in frames) + encode_frame(m.StatusRequest()))
+    for expected in ("a frame is not msgpack", "unknown op 'frobnicate'",
+                     "a 'list' message is malformed (Expected `str`, got `int` - at `$.root_sha`)",
+                     "carries no 'op'"):
+        with pytest.raises(BadMessage, match=re.escape(expected)) as caught:
+            decoder.next_frame()
+        assert "status, list, show" in caught.value.hint
+    assert isinstance(decoder.next_frame(), m.StatusRequest)  # still in step
 
 
 @settings(max_examples=300, deadline=None)

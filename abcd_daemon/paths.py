@@ -13,6 +13,7 @@ Layout (DESIGN §2)::
       spool/{tmp,new,failed}/       payloads handed over by shims (maildir discipline)
       spool/shim.log                one line per shim run: which path it took
       status.json                   the daemon's backlog summary, read by session-start
+      harness-ledger.json           what the daemon last did with each harness transcript
       config.toml                   optional settings
       transcripts/<root-sha>/       one lane per repository
         records/ staging/ quarantine/ sessions/ subagent-payload-gap.json
@@ -28,6 +29,7 @@ FILE_MODE = 0o600
 SPOOL = "spool"
 SHIM_LOG = "shim.log"
 STATUS_FILE = "status.json"
+HARNESS_LEDGER = "harness-ledger.json"
 CONFIG_FILE = "config.toml"
 TRANSCRIPTS = "transcripts"
 
@@ -126,6 +128,10 @@ class Home:
     @property
     def status_file(self):
         return self.root / STATUS_FILE
+
+    @property
+    def harness_ledger(self):
+        return self.root / HARNESS_LEDGER
 
     @property
     def config_file(self):

@@ -4,6 +4,10 @@ Runs as ``hooks/abcd-hook <event>`` under ``python3 -I -S`` (standard library on
 package import) and as ``abcd hook <event>``. Contract (DESIGN §3.1, invariants 1 and 5):
 
 - Read stdin (at most 1 MiB; a larger payload is replaced by a marker saying so).
+- ``stop`` and ``user-prompt-submit`` (fired after every response and before every
+  prompt) spool a liveness marker instead of the payload: its ``session_id``,
+  ``transcript_path``, ``cwd`` and ``hook_event_name``, nothing else — no prompt text,
+  no transcript. The daemon follows that transcript from then on.
 - Write ``<header line>\\n<payload bytes>`` to ``spool/tmp/<id>.json`` (0o600, O_EXCL,
   O_NOFOLLOW), fsync, rename into ``spool/new/``, fsync the directory. The payload is on
   disk before the shim exits, so a daemon that is down, wedged or restarting loses
@@ -29,7 +33,10 @@ else:  # run from hooks/abcd-hook with the package directory on sys.path
     import limits  # type: ignore[no-redef]
     import paths  # type: ignore[no-redef]
 
-EVENTS = ("subagent-stop", "session-end", "session-start")
+EVENTS = ("subagent-stop", "session-end", "session-start", "stop", "user-prompt-submit")
+#: Events whose payload is reduced to a liveness marker (see the module docstring).
+LIVE_EVENTS = ("stop", "user-prompt-submit")
+LIVE_FIELDS = ("session_id", "transcript_path", "cwd", "hook_event_name")
 _datasync = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
 SPOOL_VERSION = 1
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -70,6 +77,36 @@ def _read_stdin(cap):
     if len(data) > cap:
         return b"", True
     return data, False
+
+
+class _ScanContext:
+    """What the C JSON scanner reads from its owner (``json`` itself would import ``re``:
+    ~10 ms, felt on every prompt)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = float
+
+
+def live_marker(payload):
+    """The liveness marker for a Stop / UserPromptSubmit payload: its string fields
+    named in ``LIVE_FIELDS``, re-encoded; ``b"{}"`` when the payload is not a JSON
+    object (intake then says so)."""
+    try:
+        import _json
+
+        text = payload.decode("utf-8").strip()
+        obj, end = _json.make_scanner(_ScanContext())(text, 0)
+        if not isinstance(obj, dict) or text[end:].strip():
+            return b"{}"
+    except Exception:  # StopIteration, ValueError, RecursionError: not one JSON object
+        return b"{}"
+    fields = ["%s:%s" % (_json_str(k), _json_str(obj[k]))
+              for k in LIVE_FIELDS if isinstance(obj.get(k), str)]
+    return ("{" + ",".join(fields) + "}").encode("utf-8", "replace")
 
 
 def _dirname(path):
@@ -197,6 +234,8 @@ def handle(event, env=None, stdin_reader=_read_stdin):
     home = paths.abcd_home(env)
     primary = home.rstrip("/") + "/" + paths.SPOOL
     payload, over_cap = stdin_reader(limits.PAYLOAD_CAP)
+    if event in LIVE_EVENTS and not over_cap:
+        payload = live_marker(payload)
     spool_id = _spool_id()
     try:
         cwd = os.getcwd()
@@ -282,6 +321,18 @@ def backlog_notice(env=None):
         parts.append("abcd: this harness fired SubagentStop %d time(s) without an "
                      "agent_transcript_path; no sub-agent transcript can be captured on it."
                      % sum(int(x.get("gap_count", 0)) for x in gaps))
+    missing = status.get("missing")
+    if isinstance(missing, dict):
+        reasons = {k: int(v) for k, v in (missing.get("reasons") or {}).items()
+                   if k != "settling" and isinstance(v, int) and v > 0}
+        if reasons:
+            soonest = missing.get("soonest_days_left")
+            parts.append("abcd: %d harness transcript(s) are not stored (%s)%s. Run `abcd history "
+                         "missing --all-repos` to see them." % (
+                             sum(reasons.values()),
+                             ", ".join("%d %s" % (n, k.replace("-", " ")) for k, n in sorted(reasons.items())),
+                             "; the harness deletes the first of them in %d day(s)" % soonest
+                             if isinstance(soonest, int) else ""))
     if status.get("spool_failed"):
         parts.append("abcd: %d hook payload(s) could not be used and are kept in "
                      "spool/failed with a reason." % int(status.get("spool_failed", 0)))

@@ -3,6 +3,10 @@
 Outcomes (``IntakeOutcome.status``):
 - ``staged`` / ``restaged`` / ``already-staged`` — the transcript is in the queue;
 - ``noted`` — a session-start payload; its session note is written;
+- ``live`` — a Stop / UserPromptSubmit marker: the session note is written and the
+  outcome names the transcript for the daemon to follow (nothing is staged: the
+  transcript is still being written); a marker over the cap is ``ignored`` — it names
+  nothing, and the watch covers its session anyway;
 - ``gap`` — a SubagentStop without ``agent_transcript_path``: the lane's gap marker is
   updated and nothing is staged (there is nothing to stage);
 - ``failed`` — unusable (bad payload, unreadable transcript, no lane): moved to
@@ -10,6 +14,9 @@ Outcomes (``IntakeOutcome.status``):
 - ``retry`` — a transient fault (lock contention, disk full): left in the spool.
 The spooled file is removed only after its transcript is durably staged, so a kill at
 any instant either leaves it to be taken again (staging is idempotent) or is done.
+``transcript_path`` on a ``noted`` or ``live`` outcome is the session's transcript as the
+payload names it: the daemon's watch follows it (and on SessionStart catches up on the
+project's earlier sessions).
 """
 
 from __future__ import annotations
@@ -26,13 +33,12 @@ from ..fsio.atomic import fsync_dir
 from ..locate.notes import note_gap
 from ..paths import Home
 from ..queue.stage import stage
-from ..store.meta import CaptureMeta
+from ..shim import EVENTS, LIVE_EVENTS
+from ..store.meta import HOOK, CaptureMeta
 from .harness import has_json_object_line, read_lineage, read_settled
 from .payload import parse_payload
 from .resolve import LaneResolver
 from .spool import move_to_failed, read_item
-
-EVENTS = ("subagent-stop", "session-end", "session-start")
 
 
 class IntakeOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -44,6 +50,7 @@ class IntakeOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
     agent_id: str = ""
     bytes: int = 0
     via: str = ""
+    transcript_path: str = ""
     message: str = ""
     warnings: list[str] = []
 
@@ -79,6 +86,10 @@ def take(home: Home, path: str, *, resolver: LaneResolver, config: Config, now_n
         return fail(item.error)
     header = item.header
     out.event = header.event
+    if header.over_cap and header.event in LIVE_EVENTS:
+        out.status, out.message = "ignored", "a liveness marker over the cap names no session"
+        _done(path)
+        return out
     if header.over_cap:
         return fail("the harness sent a payload over the 1 MiB cap; the shim kept a marker, not "
                     "the payload — run `abcd history ingest` to recover the transcript")
@@ -93,9 +104,11 @@ def take(home: Home, path: str, *, resolver: LaneResolver, config: Config, now_n
     out.via = res.via
     if res.lane is not None:
         out.root_sha = res.lane.root_sha
-    if header.event == "session-start":
-        out.status = "noted" if res.lane is not None else "unresolved"
+    if header.event == "session-start" or header.event in LIVE_EVENTS:
+        out.status = "live" if header.event in LIVE_EVENTS else (
+            "noted" if res.lane is not None else "unresolved")
         out.message = res.why_not
+        out.transcript_path = payload.transcript_path
         _done(path)
         return out
     if header.event == "subagent-stop" and not payload.agent_transcript_path:
@@ -136,11 +149,11 @@ def take(home: Home, path: str, *, resolver: LaneResolver, config: Config, now_n
             parent_agent_id=lineage.parent_agent_id,
             spawn_depth=lineage.spawn_depth,
             spawn_tool_use_id=lineage.spawn_tool_use_id,
-            lineage_source="hook",
+            lineage_source=HOOK,
             spawn_attribution=lineage.attribution,
         )
     else:
-        meta = CaptureMeta(session_id=payload.session_id, lineage_source="hook")
+        meta = CaptureMeta(session_id=payload.session_id, lineage_source=HOOK)
     try:
         result = stage(res.lane, raw, meta, config=config, now_ns=now_ns, source_path=transcript,
                        repo_root=res.repo_root, unsettled=not settled)

@@ -16,6 +16,7 @@ import trio
 
 from ..intake.spool import list_spool, spool_dirs
 from ..intake.take import IntakeOutcome, take
+from ..shim import LIVE_EVENTS
 
 log = logging.getLogger("abcd.daemon")
 
@@ -42,6 +43,9 @@ async def intake_loop(daemon) -> None:
                 daemon.stats.intake_total += 1
             if outcome.status in ("staged", "restaged"):
                 daemon.drain_wake.set()
+            if outcome.event in (*LIVE_EVENTS, "session-start") and outcome.transcript_path:
+                daemon.follower.hint(outcome.event, outcome.transcript_path)
+        daemon.intake_swept.set()
         if taken:
             await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)
         with trio.move_on_after(daemon.config.sweep_interval_s):
@@ -58,6 +62,8 @@ def _take(daemon, path: str):
 
 def _log_intake(outcome) -> None:
     who = outcome.session_id + (f" agent {outcome.agent_id}" if outcome.agent_id else "")
+    if outcome.status == "live":
+        return  # one per response and per prompt: the follow task logs what it starts
     level = logging.WARNING if outcome.status in ("failed", "retry") else logging.INFO
     via = f" (repository resolved via {outcome.via})" if outcome.via else ""
     log.log(level, "intake %s %s %s%s%s", outcome.status, outcome.event, who, via,

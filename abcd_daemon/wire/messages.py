@@ -17,7 +17,7 @@ from ..queue.discard import DiscardResult
 from ..queue.drain import DrainResult
 from ..queue.staged import QuarantinedEntry, StagedEntry
 from ..queue.survey import LaneBacklog
-from ..status import DaemonStatus
+from ..status import DaemonStatus, MissingReport
 from ..store.record import Record
 
 PROTOCOL_VERSION = 1
@@ -80,6 +80,10 @@ class ReconstructRequest(_Msg, tag="reconstruct"):
     max_block_bytes: int = 0
 
 
+class MissingRequest(_Msg, tag="missing"):
+    """Every harness transcript not stored yet (the client narrows it to a repository)."""
+
+
 class IngestRequest(_Msg, tag="ingest"):
     roots: list[str] = []
     since: str = ""
@@ -89,7 +93,7 @@ class IngestRequest(_Msg, tag="ingest"):
 
 
 Request = Union[StatusRequest, ListRequest, ShowRequest, StagedRequest, DrainRequest,
-                DiscardRequest, ReconstructRequest, IngestRequest]
+                DiscardRequest, ReconstructRequest, IngestRequest, MissingRequest]
 
 
 # -- replies ---------------------------------------------------------------------
@@ -149,6 +153,10 @@ class IngestReply(_Msg, tag="ingest-reply"):
     report_json: bytes
 
 
+class MissingReply(_Msg, tag="missing-reply"):
+    report: MissingReport
+
+
 class Chunk(_Msg, tag="chunk"):
     data: bytes
 
@@ -158,9 +166,11 @@ class End(_Msg, tag="end"):
 
 
 Reply = Union[ErrorReply, StatusReply, RecordsReply, ShowReply, StagedReply, SurveyReply,
-              DrainReply, DiscardReply, ReconstructReply, Progress, IngestReply, Chunk, End]
+              DrainReply, DiscardReply, ReconstructReply, Progress, IngestReply, MissingReply,
+              Chunk, End]
 
 Message = Union[Hello, Welcome, StatusRequest, ListRequest, ShowRequest, StagedRequest,
-                DrainRequest, DiscardRequest, ReconstructRequest, IngestRequest, ErrorReply,
-                StatusReply, RecordsReply, ShowReply, StagedReply, SurveyReply, DrainReply,
-                DiscardReply, ReconstructReply, Progress, IngestReply, Chunk, End]
+                DrainRequest, DiscardRequest, ReconstructRequest, IngestRequest, MissingRequest,
+                ErrorReply, StatusReply, RecordsReply, ShowReply, StagedReply, SurveyReply,
+                DrainReply, DiscardReply, ReconstructReply, Progress, IngestReply, MissingReply,
+                Chunk, End]

@@ -142,12 +142,14 @@ def test_session_start_prints_the_backlog_notice_from_the_status_file(tmp_path):
     assert "daemon is not running" in err
 
 
-def test_hooks_manifest_wires_the_three_events_to_the_shim():
+def test_hooks_manifest_wires_the_five_events_to_the_shim():
     manifest = json.load(open(SHIM.parent / "hooks.json"))
     commands = {event: entry[0]["hooks"][0]["command"] for event, entry in manifest["hooks"].items()}
     assert commands == {
         "SubagentStop": '"${CLAUDE_PLUGIN_ROOT}/hooks/abcd-hook" subagent-stop',
         "SessionEnd": '"${CLAUDE_PLUGIN_ROOT}/hooks/abcd-hook" session-end',
         "SessionStart": '"${CLAUDE_PLUGIN_ROOT}/hooks/abcd-hook" session-start',
+        "Stop": '"${CLAUDE_PLUGIN_ROOT}/hooks/abcd-hook" stop',
+        "UserPromptSubmit": '"${CLAUDE_PLUGIN_ROOT}/hooks/abcd-hook" user-prompt-submit',
     }
     assert os.access(SHIM, os.X_OK)

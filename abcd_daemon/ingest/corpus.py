@@ -89,13 +89,13 @@ class CorpusIndex:
             for record in _records(lane, sessions):
                 index.add_record(sha, record.session_id, record.agent_id, record.source_sha256)
                 if record.lineage_source == HOOK:
-                    index._hook.setdefault((record.session_id, record.agent_id), _meta_of(record))
+                    index.add_hook_lineage(_meta_of(record), replace=False)
             for name in raw_names(lane.staging):
                 entry, sidecar = describe(lane, name, now_ns=now_ns, ttl_s=ttl_s)
                 if not entry.error:
                     index.add_staged(sha, entry.session_id, entry.agent_id, entry.path, entry.bytes)
                 if sidecar is not None and sidecar.lineage_source == HOOK:
-                    index._hook[(entry.session_id, entry.agent_id)] = sidecar.meta()
+                    index.add_hook_lineage(sidecar.meta())
             for name in _notes(lane.sessions):
                 index._sessions.setdefault(name, set()).add(sha)
         return index
@@ -128,6 +128,12 @@ class CorpusIndex:
             if self._digest(path) == sha256:
                 return lane
         return ""
+
+    def add_hook_lineage(self, meta: CaptureMeta, *, replace: bool = True) -> None:
+        """A hook gave this lineage (a staged sidecar replaces a record's)."""
+        key = (meta.session_id, meta.agent_id)
+        if replace or key not in self._hook:
+            self._hook[key] = meta
 
     def staged_in(self, session_id: str, agent_id: str) -> str:
         """The lane (first by SHA) holding a staged copy of this (session, agent), or ""."""

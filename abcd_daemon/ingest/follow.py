@@ -186,7 +186,8 @@ class Follower:
     async def _hints_loop(self) -> None:
         async for event, path in self._hints:
             path = os.path.abspath(path)
-            if self._root_of(path) is None and session_walk(path).found:
+            outside = self._root_of(path) is None
+            if outside and (await trio.to_thread.run_sync(session_walk, path)).found:
                 if self.ledger.follow(path):
                     log.info("watch: following %s (a %s hook named it)", path, event)
                     self._changed.set()

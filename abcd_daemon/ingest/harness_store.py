@@ -73,9 +73,10 @@ def retention_days(directory: str) -> int:
 
 
 def days_left(mtime_ns: int, now_ns: int, days: int) -> int:
-    """Whole days before a file last modified at ``mtime_ns`` reaches ``days`` of age
-    (0 when it already has: the harness deletes it at its next start)."""
-    return max(0, (mtime_ns + days * DAY_NS - now_ns) // DAY_NS)
+    """Days (started days count whole) before a file last modified at ``mtime_ns``
+    reaches ``days`` of age: ``days`` for a file written just now, 0 once it is past
+    (the harness deletes it at its next start)."""
+    return max(0, -((now_ns - mtime_ns - days * DAY_NS) // DAY_NS))
 
 
 class Retention:

@@ -28,6 +28,7 @@ import msgspec
 
 from ..errors import UNDECODABLE, AbcdError
 from ..fsio.atomic import atomic_write
+from ..fsio.dirs import ensure_chain
 from ..fsio.guarded import read_guarded
 from ..paths import Home
 from .report import FAILED, UNOWNED, FileOutcome
@@ -170,6 +171,7 @@ class Ledger:
             data = msgspec.json.encode(_File(files=dict(self._files)))
             self._dirty = False
         try:
+            ensure_chain(self.home.root)
             atomic_write(self.home.harness_ledger, data)
         except (OSError, AbcdError) as exc:
             log.warning("could not write %s (%s); the next catch-up re-reads what changed",

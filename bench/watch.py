@@ -53,6 +53,7 @@ import hooks as hooks_bench  # noqa: E402  (its Daemon process wrapper and idle 
 import ingest as ingest_bench  # noqa: E402  (its seeded harness tree)
 
 sys.path.insert(0, str(c.ROOT))
+from tests.daemon.procs import wait_for  # noqa: E402
 from tests.ingest.fake_claude import FakeClaude  # noqa: E402
 
 TARGETS = {"noop_pass_s": 1.0, "idle_cpu_pct": 0.5, "quiet_slack_s": 2.0, "exit_paths": 7}
@@ -73,13 +74,11 @@ def status(env: dict) -> dict:
 
 
 def wait(predicate, timeout: float, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    return None
+    """The predicate's first true value within ``timeout`` seconds, else None."""
+    try:
+        return wait_for(predicate, timeout, interval)
+    except AssertionError:
+        return None
 
 
 def caught_up(env: dict) -> dict | None:
@@ -104,12 +103,19 @@ def stored_once(lane, harness: FakeClaude) -> bool:
         len(by_key[a]) == 1 and by_key[a][0].source_sha256 == digest(p) for a, p in expected.items())
 
 
-def session_work(h: FakeClaude, *, prompt_hook: bool = True) -> None:
+def played(h: FakeClaude, *, prompt_hook: bool = True, end: bool = False) -> FakeClaude:
+    """A session: started, a prompt, two sub-agents (one flushing its last line after
+    SubagentStop), Stop; SessionEnd when ``end``."""
+    h.start()
     h.prompt("Look at the repository.", hook=prompt_hook)
     h.respond("Reading.")
     h.spawn("Explore", flush_late=True)
     h.spawn("Plan", depth=1)
     h.respond("All done.")
+    h.stop()
+    if end:
+        h.end()
+    return h
 
 
 def exit_paths(base: Path, env: dict, lane, repo: Path, settle: float) -> dict[str, bool]:
@@ -123,24 +129,9 @@ def exit_paths(base: Path, env: dict, lane, repo: Path, settle: float) -> dict[s
         ok = wait(lambda: stored_once(lane, harness), max(quiet_at + within - time.monotonic(), 0.05))
         out[name] = bool(ok)
 
-    h = fake()
-    h.start()
-    session_work(h)
-    h.stop()
-    h.end()
-    check("session-end", h, time.monotonic())
-
-    h = fake()
-    h.start()
-    session_work(h)
-    h.stop()
-    check("exit", h, time.monotonic())
-
-    h = fake()
-    h.start()
-    session_work(h, prompt_hook=False)
-    h.stop()
-    check("print-mode", h, time.monotonic())
+    check("session-end", played(fake(), end=True), time.monotonic())
+    check("exit", played(fake()), time.monotonic())
+    check("print-mode", played(fake(), prompt_hook=False), time.monotonic())
 
     h = fake(hooks=False)
     ready, script = base / "killed.ready", base / "killed.json"
@@ -156,21 +147,14 @@ def exit_paths(base: Path, env: dict, lane, repo: Path, settle: float) -> dict[s
     h.agents = {p.name[6:-6]: p for p in (h.project / h.session / "subagents").glob("agent-*.jsonl")}
     check("sigkill", h, time.monotonic())
 
-    h = fake()
-    h.start()
-    session_work(h)
-    h.stop()
+    h = played(fake())
     hook = h.end_with_stdin_open("clear")
     quiet_at = time.monotonic()
     fake().start("clear")
     check("clear-open-stdin", h, quiet_at)
     hook.finish(harness_timeout=10.0)
 
-    h = fake()
-    h.start()
-    session_work(h)
-    h.stop()
-    h.end()
+    h = played(fake(), end=True)
     first = wait(lambda: stored_once(lane, h), within)
     day = 86400 * 10**9
     for path in h.all_paths():
@@ -186,11 +170,7 @@ def exit_paths(base: Path, env: dict, lane, repo: Path, settle: float) -> dict[s
     check("resumed-grown", resumed, time.monotonic())
     out["resumed-grown"] = out["resumed-grown"] and bool(first)
 
-    h = fake()
-    h.start()
-    session_work(h)
-    h.stop()
-    h.end()
+    h = played(fake(), end=True)
     stored = wait(lambda: stored_once(lane, h), within)
     keys = {"": h.path, **h.agents}
     h.path.unlink()

@@ -38,7 +38,8 @@ from .run import ingest_found
 
 class CatchUp(msgspec.Struct, kw_only=True):
     """What one catch-up did: transcripts found, read again (not covered by the
-    ledger), staged, left to the watcher; and what ingest refused, with reasons."""
+    ledger), staged, left to the watcher; and what ingest refused, with reasons.
+    ``seconds``: the whole catch-up, walk included."""
 
     found: int = 0
     read: int = 0
@@ -77,8 +78,7 @@ def hand_over(home: Home, ledger: Ledger, found: list[Found], *, config: Config,
 
 
 def _run(home: Home, ledger: Ledger, walked: Walk, *, config: Config, now_ns: int, roots,
-         quiet_after_ns: int | None, exclude: str = "") -> CatchUp:
-    started = time.monotonic()
+         quiet_after_ns: int | None, started: float, exclude: str = "") -> CatchUp:
     out = CatchUp(found=len(walked.found), problems=list(walked.listed))
     todo = []
     for item in walked.found:
@@ -102,6 +102,7 @@ def _run(home: Home, ledger: Ledger, walked: Walk, *, config: Config, now_ns: in
 def catch_up(home: Home, ledger: Ledger, roots: list[str], *, config: Config, now_ns: int,
              followed: list[str] = ()) -> CatchUp:
     """The start-up catch-up over ``roots`` and the ``followed`` sessions."""
+    started = time.monotonic()
     walked = walk([r for r in roots if os.path.isdir(r)])
     seen = {f.path for f in walked.found}
     for main in followed:
@@ -110,7 +111,7 @@ def catch_up(home: Home, ledger: Ledger, roots: list[str], *, config: Config, no
                 seen.add(found.path)
                 walked.found.append(found)
     return _run(home, ledger, walked, config=config, now_ns=now_ns, roots=roots,
-                quiet_after_ns=now_ns - int(config.watch_settle_s * 1e9))
+                quiet_after_ns=now_ns - int(config.watch_settle_s * 1e9), started=started)
 
 
 def project_folder(transcript_path: str, roots: list[str]) -> tuple[str, str] | None:
@@ -130,10 +131,11 @@ def project_folder(transcript_path: str, roots: list[str]) -> tuple[str, str] | 
 def catch_up_project(home: Home, ledger: Ledger, transcript_path: str, *, roots: list[str],
                      config: Config, now_ns: int) -> CatchUp:
     """The SessionStart catch-up of the project holding ``transcript_path``."""
+    started = time.monotonic()
     where = project_folder(transcript_path, roots)
     if where is None or not os.path.isdir(where[1]) or os.path.islink(where[1]):
         return CatchUp()
     walked = scan(*where)
     walked.found.sort(key=lambda f: f.path)
     return _run(home, ledger, walked, config=config, now_ns=now_ns, roots=[where[0]],
-                quiet_after_ns=None, exclude=os.path.abspath(transcript_path))
+                quiet_after_ns=None, started=started, exclude=os.path.abspath(transcript_path))

@@ -43,14 +43,16 @@ from .missing import summarise, survey_missing
 from .run import ingest_file
 from .watch import RootWatch, WatchEvent
 
-log = logging.getLogger("abcd.watch")
+log = logging.getLogger("abcd.daemon.follow")
 
 #: How long intake's first sweep may hold the start-up catch-up back.
 FIRST_SWEEP_WAIT_S = 30.0
 #: Quiet time after a change before the ledger is saved and the summary refreshed.
 SAVE_AFTER_S = 2.0
-#: The summary is refreshed at least this often even when nothing changes.
+#: The summary is refreshed at least this often even when nothing changes, and at most
+#: once per this many times as long as the last refresh took.
 REFRESH_S = 3600.0
+REFRESH_SHARE = 20
 #: A watched root is walked again this often (events the kernel dropped), and an idle
 #: watch checks its root is still there (or an absent one has appeared) this often.
 RESCAN_S = 300.0
@@ -106,8 +108,8 @@ class Follower:
             state.staged += len(report.staged)
             if problems:
                 state.last_error = f"{os.path.basename(path)}: {problems[0].detail}"
-        for problem in problems:
-            log.warning("watch: %s not staged (%s): %s", path, problem.reason, problem.detail)
+        for problem in problems:  # a session outside any repository is common, not a fault
+            log.info("watch: %s not staged (%s): %s", path, problem.reason, problem.detail)
         return report
 
     def survey(self, *, now_ns: int):
@@ -154,8 +156,13 @@ class Follower:
             self._changed.set()
 
     def _caught_up(self, result, what: str) -> None:
+        reasons: dict[str, int] = {}
         for problem in result.problems:
-            log.info("watch: %s not staged (%s): %s", problem.path, problem.reason, problem.detail)
+            reasons[problem.reason] = reasons.get(problem.reason, 0) + 1
+            log.debug("watch: %s not staged (%s): %s", problem.path, problem.reason, problem.detail)
+        if reasons:
+            log.info("watch: %s left %s not staged (`abcd history missing --all-repos` lists "
+                     "them)", what, ", ".join(f"{n} {r}" for r, n in sorted(reasons.items())))
         if result.staged:
             log.info("watch: %s staged %d transcript(s)", what, result.staged)
             self.daemon.drain_wake.set()
@@ -199,12 +206,17 @@ class Follower:
                 self._caught_up(result, f"SessionStart catch-up of {os.path.dirname(path)}")
 
     async def _saver(self) -> None:
+        took = 0.0
         while True:
             with trio.move_on_after(REFRESH_S):
                 await self._changed.wait()
-            await trio.sleep(SAVE_AFTER_S)
+            # A busy drain changes things every pass: never spend more than 1/REFRESH_SHARE
+            # of the time surveying.
+            await trio.sleep(max(SAVE_AFTER_S, took * REFRESH_SHARE))
             self._changed = trio.Event()
+            started = trio.current_time()
             await trio.to_thread.run_sync(self.refresh, limiter=self.daemon.io_limiter)
+            took = trio.current_time() - started
             await trio.to_thread.run_sync(self.daemon.write_status, limiter=self.daemon.io_limiter)
 
     async def run(self) -> None:

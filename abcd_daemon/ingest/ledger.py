@@ -31,27 +31,20 @@ from ..fsio.atomic import atomic_write
 from ..fsio.dirs import ensure_chain
 from ..fsio.guarded import read_guarded
 from ..paths import Home
-from .report import FAILED, UNOWNED, FileOutcome
+from .report import FAILED, UNOWNED, FileOutcome, Verdict
 
-log = logging.getLogger("abcd.watch")
+log = logging.getLogger("abcd.daemon.follow")
 
 SCHEMA = 1
 #: The ledger of a store with tens of thousands of transcripts stays well under this.
 LEDGER_CAP = 256 << 20
 
 
-class Seen(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One transcript as last handed over: its (size, mtime) then, and the outcome."""
+class Seen(Verdict, kw_only=True):
+    """One transcript as last handed over: its (size, mtime) then, and the verdict."""
 
     size: int
     mtime_ns: int
-    outcome: str = ""
-    sha256: str = ""
-    root_sha: str = ""
-    session_id: str = ""
-    agent_id: str = ""
-    reason: str = ""
-    detail: str = ""
     live: bool = False
 
     @property
@@ -120,11 +113,9 @@ class Ledger:
                     del self._files[path]
                     self._dirty = True
                 return
-            self._files[path] = Seen(
-                size=size, mtime_ns=mtime_ns, outcome=outcome.outcome, sha256=outcome.sha256,
-                root_sha=outcome.root_sha, session_id=outcome.session_id,
-                agent_id=outcome.agent_id, reason=outcome.reason, detail=outcome.detail[:500],
-                live=live)
+            seen = Seen(size=size, mtime_ns=mtime_ns, live=live, **outcome.verdict())
+            seen.detail = seen.detail[:500]
+            self._files[path] = seen
             self._dirty = True
 
     def follow(self, path: str) -> bool:

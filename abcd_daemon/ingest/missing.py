@@ -111,10 +111,7 @@ def survey_missing(home: Home, roots: Iterable[str], *, config: Config, now_ns: 
             outcomes[f.path] = FileOutcome(path=f.path, outcome=SKIPPED, reason="over-cap",
                                            detail=f"over the {TRANSCRIPT_CAP}-byte cap")
         elif seen is not None and seen.sig == (f.size, f.mtime_ns) and seen.sha256:
-            outcomes[f.path] = FileOutcome(path=f.path, outcome=seen.outcome, sha256=seen.sha256,
-                                           root_sha=seen.root_sha, session_id=seen.session_id,
-                                           agent_id=seen.agent_id, reason=seen.reason,
-                                           detail=seen.detail)
+            outcomes[f.path] = FileOutcome(path=f.path, **seen.verdict())
         else:
             unknown.append(f)
     if unknown:

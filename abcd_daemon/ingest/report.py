@@ -127,18 +127,27 @@ HELD, STAGED, WOULD_STAGE, UNOWNED, SKIPPED, FAILED, EMPTY = (
     "held", "staged", "would-stage", "unowned", "skipped", "failed", "empty")
 
 
-class FileOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """What one run did with one transcript file (the harness ledger keeps these).
-    ``sha256`` is the digest of the bytes the run read ("" when it read none)."""
+class Verdict(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What a run did with a transcript file, and what it learnt of it. ``sha256`` is the
+    digest of the bytes the run read ("" when it read none)."""
 
-    path: str
-    outcome: str
+    outcome: str = ""
     sha256: str = ""
     root_sha: str = ""
     session_id: str = ""
     agent_id: str = ""
     reason: str = ""
     detail: str = ""
+
+    def verdict(self) -> dict:
+        """The verdict's fields alone (to carry them into another Verdict)."""
+        return {f: getattr(self, f) for f in Verdict.__struct_fields__}
+
+
+class FileOutcome(Verdict, kw_only=True):
+    """One run's :class:`Verdict` on the file at ``path``."""
+
+    path: str
 
 
 def file_outcomes(report: IngestReport, owned: list[Owned], found_paths: list[tuple[str, int]],

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import time
 
-from ..ingest.conftest import claude_line, write_jsonl
+from ..ingest.conftest import aged_transcript
 
 
-def harness_transcript(claude_dir, project, session, cwd, age_s=120.0):
-    path = write_jsonl(claude_dir / "projects" / project / f"{session}.jsonl",
-                       [claude_line(session, str(cwd), i) for i in range(3)])
-    when = time.time_ns() - int(age_s * 1e9)
-    os.utime(path, ns=(when, when))
-    return path
+def harness_transcript(claude_dir, project, session, cwd):
+    return aged_transcript(claude_dir / "projects" / project / f"{session}.jsonl", session, cwd)
 
 
 def local():

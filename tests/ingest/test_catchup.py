@@ -11,16 +11,9 @@ from abcd_daemon.queue.staged import list_staged
 from abcd_daemon.store.lane import Lane
 
 from ..conftest import make_repo
-from .conftest import claude_line, write_jsonl
+from .conftest import aged_transcript
 
 CONFIG = Config(watch_settle_s=5.0)
-
-
-def transcript(path, session, cwd, n=3, agent="", age_s=60.0):
-    write_jsonl(path, [claude_line(session, str(cwd), i, agent=agent) for i in range(n)])
-    when = time.time_ns() - int(age_s * 1e9)
-    os.utime(path, ns=(when, when))
-    return path
 
 
 def staged(home, sha):
@@ -30,8 +23,8 @@ def staged(home, sha):
 def test_the_first_catch_up_stages_everything_quiet_and_the_next_reads_nothing(home, repo, tmp_path):
     path, sha = repo
     root = tmp_path / "projects"
-    main = transcript(root / "-repo" / "s1.jsonl", "s1", path)
-    transcript(root / "-repo" / "s1" / "subagents" / "agent-a1.jsonl", "s1", path, agent="a1")
+    main = aged_transcript(root / "-repo" / "s1.jsonl", "s1", path)
+    aged_transcript(root / "-repo" / "s1" / "subagents" / "agent-a1.jsonl", "s1", path, agent="a1")
     ledger = Ledger(home)
     first = catch_up(home, ledger, [str(root)], config=CONFIG, now_ns=time.time_ns())
     assert (first.found, first.read, first.staged) == (2, 2, 2)
@@ -47,17 +40,17 @@ def test_the_first_catch_up_stages_everything_quiet_and_the_next_reads_nothing(h
 
 def test_a_transcript_still_being_written_is_left_to_the_watcher(home, repo, tmp_path):
     root = tmp_path / "projects"
-    transcript(root / "-repo" / "s1.jsonl", "s1", repo[0], age_s=0.0)
+    aged_transcript(root / "-repo" / "s1.jsonl", "s1", repo[0], age_s=0.0)
     result = catch_up(home, Ledger(home), [str(root)], config=CONFIG, now_ns=time.time_ns())
     assert (result.deferred, result.staged) == (1, 0)
 
 
 def test_a_transcript_that_grew_since_it_was_caught_up_is_staged_again(home, repo, tmp_path):
     root = tmp_path / "projects"
-    main = transcript(root / "-repo" / "s1.jsonl", "s1", repo[0])
+    main = aged_transcript(root / "-repo" / "s1.jsonl", "s1", repo[0])
     ledger = Ledger(home)
     catch_up(home, ledger, [str(root)], config=CONFIG, now_ns=time.time_ns())
-    transcript(main, "s1", repo[0], n=5)
+    aged_transcript(main, "s1", repo[0], n=5)
     result = catch_up(home, ledger, [str(root)], config=CONFIG, now_ns=time.time_ns())
     assert (result.read, result.staged) == (1, 1)
     assert staged(home, repo[1])[("s1", "")].bytes == main.stat().st_size
@@ -67,7 +60,7 @@ def test_a_transcript_no_repository_owns_is_tried_again_once_its_repository_exis
     root = tmp_path / "projects"
     later = tmp_path / "later"
     later.mkdir()
-    transcript(root / "-later" / "s1.jsonl", "s1", later)
+    aged_transcript(root / "-later" / "s1.jsonl", "s1", later)
     ledger = Ledger(home)
     first = catch_up(home, ledger, [str(root)], config=CONFIG, now_ns=time.time_ns())
     assert first.staged == 0 and [p.reason for p in first.problems] == ["no-repository"]
@@ -79,9 +72,9 @@ def test_a_transcript_no_repository_owns_is_tried_again_once_its_repository_exis
 
 def test_a_followed_session_outside_every_root_is_caught_up_with_its_sub_agents(home, repo, tmp_path):
     elsewhere = tmp_path / "elsewhere" / "-repo"
-    main = transcript(elsewhere / "s9.jsonl", "s9", repo[0])
-    transcript(elsewhere / "s9" / "subagents" / "agent-a9.jsonl", "s9", repo[0], agent="a9")
-    transcript(elsewhere / "unrelated.jsonl", "unrelated", repo[0])
+    main = aged_transcript(elsewhere / "s9.jsonl", "s9", repo[0])
+    aged_transcript(elsewhere / "s9" / "subagents" / "agent-a9.jsonl", "s9", repo[0], agent="a9")
+    aged_transcript(elsewhere / "unrelated.jsonl", "unrelated", repo[0])
     result = catch_up(home, Ledger(home), [], config=CONFIG, now_ns=time.time_ns(), followed=[str(main)])
     assert result.staged == 2 and set(staged(home, repo[1])) == {("s9", ""), ("s9", "a9")}
 
@@ -89,10 +82,10 @@ def test_a_followed_session_outside_every_root_is_caught_up_with_its_sub_agents(
 def test_session_start_stages_the_project_s_earlier_sessions_at_once_but_not_its_own(home, repo, tmp_path):
     root = tmp_path / "projects"
     project = root / "-repo"
-    transcript(project / "s-old.jsonl", "s-old", repo[0], age_s=0.0)  # /exit a moment ago
-    transcript(project / "s-old" / "subagents" / "agent-a1.jsonl", "s-old", repo[0], agent="a1", age_s=0.0)
-    new = transcript(project / "s-new.jsonl", "s-new", repo[0], age_s=0.0)
-    transcript(root / "-other" / "s-x.jsonl", "s-x", repo[0])  # another project: not this hook's
+    aged_transcript(project / "s-old.jsonl", "s-old", repo[0], age_s=0.0)  # /exit a moment ago
+    aged_transcript(project / "s-old" / "subagents" / "agent-a1.jsonl", "s-old", repo[0], agent="a1", age_s=0.0)
+    new = aged_transcript(project / "s-new.jsonl", "s-new", repo[0], age_s=0.0)
+    aged_transcript(root / "-other" / "s-x.jsonl", "s-x", repo[0])  # another project: not this hook's
     result = catch_up_project(home, Ledger(home), str(new), roots=[str(root)], config=CONFIG,
                               now_ns=time.time_ns())
     assert result.staged == 2
@@ -101,7 +94,7 @@ def test_session_start_stages_the_project_s_earlier_sessions_at_once_but_not_its
 
 def test_a_session_start_naming_no_project_folder_walks_nothing(home, repo, tmp_path):
     loose = tmp_path / "loose"
-    transcript(loose / "notes.jsonl", "notes", repo[0])
+    aged_transcript(loose / "notes.jsonl", "notes", repo[0])
     result = catch_up_project(home, Ledger(home), str(loose / "s1.jsonl"), roots=[], config=CONFIG,
                               now_ns=time.time_ns())
     assert (result.found, result.staged) == (0, 0)

@@ -116,14 +116,19 @@ def assert_hook_lineage(records: dict, harness: FakeClaude, agent: str, agent_ty
         "the SubagentStop payload's lineage, not the file's"
 
 
-def a_session(h: FakeClaude, *, prompt_hook: bool = True) -> dict[str, str]:
-    """A session's work: a prompt, a response, a sub-agent whose last line lands after
-    its SubagentStop, one spawned at depth 1, a closing response. Returns agent types."""
+def a_session(h: FakeClaude, *, prompt_hook: bool = True, stop: bool = True) -> dict[str, str]:
+    """A session: SessionStart, a prompt, a response, a sub-agent whose last line lands
+    after its SubagentStop, one spawned at depth 1, a closing response, Stop (with
+    ``stop``; no hook fires for a harness made with ``hooks=False``). Returns the agents'
+    types."""
+    h.start()
     h.prompt("Look at the repository.", hook=prompt_hook)
     h.respond("Reading.")
     late = h.spawn("Explore", flush_late=True)
     deep = h.spawn("Plan", depth=1)
     h.respond("All done.")
+    if stop:
+        h.stop()
     return {late: "Explore", deep: "Plan"}
 
 
@@ -131,9 +136,7 @@ def a_session(h: FakeClaude, *, prompt_hook: bool = True) -> dict[str, str]:
 def test_a_session_ending_with_session_end_is_stored_once_with_every_sub_agent(world):
     world.start()
     h = world.harness()
-    h.start()
     types = a_session(h)
-    h.stop()
     h.end("prompt_input_exit")
     records = assert_stored_once(world, h, quiet_at=time.monotonic())
     for agent, agent_type in types.items():
@@ -146,9 +149,7 @@ def test_a_session_ending_with_session_end_is_stored_once_with_every_sub_agent(w
 def test_a_session_closed_with_exit_fires_only_stop_and_is_stored_by_the_watch(world):
     world.start()
     h = world.harness()
-    h.start()
-    types = a_session(h)
-    h.stop()  # /exit: no SessionEnd
+    types = a_session(h)  # /exit: no SessionEnd
     records = assert_stored_once(world, h, quiet_at=time.monotonic())
     for agent, agent_type in types.items():
         assert_hook_lineage(records, h, agent, agent_type)
@@ -157,9 +158,7 @@ def test_a_session_closed_with_exit_fires_only_stop_and_is_stored_by_the_watch(w
 def test_a_print_mode_session_with_only_session_start_and_stop_is_stored(world):
     world.start()
     h = world.harness()
-    h.start()
     types = a_session(h, prompt_hook=False)  # claude -p: no UserPromptSubmit, no SessionEnd
-    h.stop()
     records = assert_stored_once(world, h, quiet_at=time.monotonic())
     for agent, agent_type in types.items():
         assert_hook_lineage(records, h, agent, agent_type)
@@ -197,9 +196,7 @@ def test_a_harness_killed_mid_response_with_no_hook_at_all_is_stored(world, tmp_
 def test_clear_leaving_the_session_end_hook_s_stdin_open_still_stores_the_session(world):
     world.start()
     h = world.harness()
-    h.start()
     types = a_session(h)
-    h.stop()
     hook = h.end_with_stdin_open("clear")  # the harness writes the payload, never closes stdin
     quiet_at = time.monotonic()
     world.harness().start("clear")  # /clear goes on in a new session of the same project
@@ -214,9 +211,7 @@ def test_clear_leaving_the_session_end_hook_s_stdin_open_still_stores_the_sessio
 def test_a_session_resumed_a_day_later_and_grown_is_stored_once_in_its_longer_version(world):
     world.start()
     h = world.harness()
-    h.start()
     types = a_session(h)
-    h.stop()
     h.end()
     first = assert_stored_once(world, h, quiet_at=time.monotonic())
     world.stop()
@@ -243,9 +238,7 @@ def test_a_session_resumed_a_day_later_and_grown_is_stored_once_in_its_longer_ve
 def test_a_transcript_deleted_by_retention_after_it_was_stored_keeps_its_record(world):
     world.start()
     h = world.harness()
-    h.start()
     a_session(h)
-    h.stop()
     h.end()
     stored = assert_stored_once(world, h, quiet_at=time.monotonic())
     bodies = {key: read_body(world.lane, r) for key, r in stored.items()}
@@ -269,9 +262,7 @@ def test_the_previous_session_closed_with_exit_is_stored_when_the_next_one_start
     world.start()
     try:
         before = world.harness()
-        before.start()
-        a_session(before)
-        before.stop()  # /exit
+        a_session(before)  # closed with /exit: no SessionEnd
         quiet_at = time.monotonic()
         world.harness().start("startup")
         assert_stored_once(world, before, quiet_at=quiet_at, settle=0.0)
@@ -282,9 +273,7 @@ def test_the_previous_session_closed_with_exit_is_stored_when_the_next_one_start
 def test_a_session_outside_the_harness_store_is_followed_once_a_hook_names_it(world, tmp_path):
     world.start()
     other = FakeClaude(tmp_path / "elsewhere" / ".claude", world.repo, world.env)  # another config dir
-    other.start()
     types = a_session(other)
-    other.stop()
     records = assert_stored_once(world, other, quiet_at=time.monotonic())
     for agent, agent_type in types.items():
         assert_hook_lineage(records, other, agent, agent_type)

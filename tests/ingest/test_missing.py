@@ -13,16 +13,9 @@ from abcd_daemon.queue.scanners import ScannerPool
 from abcd_daemon.queue.staged import list_staged
 from abcd_daemon.store.lane import Lane
 
-from .conftest import claude_line, write_jsonl
+from .conftest import aged_transcript, write_jsonl
 
 CONFIG = Config(watch_settle_s=5.0)
-
-
-def transcript(path, session, cwd, n=3, agent="", age_s=60.0):
-    write_jsonl(path, [claude_line(session, str(cwd), i, agent=agent) for i in range(n)])
-    when = time.time_ns() - int(age_s * 1e9)
-    os.utime(path, ns=(when, when))
-    return path
 
 
 def survey(home, root):
@@ -35,27 +28,27 @@ def by_name(report):
 
 def test_a_stored_transcript_is_not_listed_until_it_changes(home, repo, claude_dir):
     root = claude_dir / "projects"
-    main = transcript(root / "-repo" / "s1.jsonl", "s1", repo[0])
+    main = aged_transcript(root / "-repo" / "s1.jsonl", "s1", repo[0])
     report = ingest(home, [str(root)], config=CONFIG, now_ns=time.time_ns())
     drain_lanes([Lane(home, repo[1])], scanners=ScannerPool(CONFIG), config=CONFIG)
     first = survey(home, root)
     assert (first.checked, first.stored, first.items) == (1, 1, [])
     assert report.staged
-    transcript(main, "s1", repo[0], n=5, age_s=0.0)  # resumed: now longer than its record
+    aged_transcript(main, "s1", repo[0], n=5, age_s=0.0)  # resumed: now longer than its record
     assert by_name(survey(home, root))["s1.jsonl"].reason == "settling"
 
 
-def test_each_reason_is_given_once_per_transcript(home, repo, claude_dir, tmp_path):
+def test_each_reason_is_given_once_per_aged_transcript(home, repo, claude_dir, tmp_path):
     root = claude_dir / "projects"
     path, sha = repo
     nowhere = tmp_path / "no-repo"
     nowhere.mkdir()
-    transcript(root / "-repo" / "pending.jsonl", "pending", path)
-    transcript(root / "-repo" / "busy.jsonl", "busy", path, age_s=0.0)
-    transcript(root / "-no-repo" / "orphan.jsonl", "orphan", nowhere)
-    transcript(root / "-repo" / "queued.jsonl", "queued", path)
+    aged_transcript(root / "-repo" / "pending.jsonl", "pending", path)
+    aged_transcript(root / "-repo" / "busy.jsonl", "busy", path, age_s=0.0)
+    aged_transcript(root / "-no-repo" / "orphan.jsonl", "orphan", nowhere)
+    aged_transcript(root / "-repo" / "queued.jsonl", "queued", path)
     ingest_file(home, str(root / "-repo" / "queued.jsonl"), config=CONFIG, now_ns=time.time_ns())
-    transcript(root / "-repo" / "bad.jsonl", "bad", path)
+    aged_transcript(root / "-repo" / "bad.jsonl", "bad", path)
     ingest_file(home, str(root / "-repo" / "bad.jsonl"), config=CONFIG, now_ns=time.time_ns())
     lane = Lane(home, sha)
     [entry] = [e for e in list_staged(lane, now_ns=time.time_ns(), ttl_s=1e9) if e.session_id == "bad"]
@@ -80,8 +73,8 @@ def test_days_left_follow_the_harness_s_cleanup_period_and_the_soonest_comes_fir
     root = claude_dir / "projects"
     (claude_dir / "settings.json").parent.mkdir(parents=True, exist_ok=True)
     (claude_dir / "settings.json").write_text(json.dumps({"cleanupPeriodDays": 10}))
-    transcript(root / "-repo" / "young.jsonl", "young", repo[0], age_s=86400)
-    transcript(root / "-repo" / "old.jsonl", "old", repo[0], age_s=8 * 86400)
+    aged_transcript(root / "-repo" / "young.jsonl", "young", repo[0], age_s=86400)
+    aged_transcript(root / "-repo" / "old.jsonl", "old", repo[0], age_s=8 * 86400)
     report = survey(home, root)
     assert [(os.path.basename(i.path), i.days_left) for i in report.items] == [("old.jsonl", 2),
                                                                              ("young.jsonl", 9)]
@@ -94,7 +87,7 @@ def test_the_ledger_spares_reading_what_it_knows_and_never_claims_a_file_stored(
     from abcd_daemon.ingest.ledger import Ledger
 
     root = claude_dir / "projects"
-    transcript(root / "-repo" / "s1.jsonl", "s1", repo[0])
+    aged_transcript(root / "-repo" / "s1.jsonl", "s1", repo[0])
     ledger = Ledger(home)
     catch_up(home, ledger, [str(root)], config=CONFIG, now_ns=time.time_ns())
     report = survey_missing(home, [str(root)], config=CONFIG, now_ns=time.time_ns(), ledger=ledger)
@@ -107,8 +100,8 @@ def test_one_repository_s_view_leaves_the_others_out(home, repo, claude_dir, tmp
     root = claude_dir / "projects"
     nowhere = tmp_path / "no-repo"
     nowhere.mkdir()
-    transcript(root / "-repo" / "mine.jsonl", "mine", repo[0])
-    transcript(root / "-no-repo" / "orphan.jsonl", "orphan", nowhere)
+    aged_transcript(root / "-repo" / "mine.jsonl", "mine", repo[0])
+    aged_transcript(root / "-no-repo" / "orphan.jsonl", "orphan", nowhere)
     report = survey(home, root)
     assert [os.path.basename(i.path) for i in report.only_lane(repo[1]).items] == ["mine.jsonl"]
     assert len(report.items) == 2
@@ -120,7 +113,7 @@ def test_an_absent_harness_store_has_nothing_missing(home, claude_dir):
 
 
 def test_a_followed_session_outside_the_roots_is_accounted_for(home, repo, tmp_path):
-    main = transcript(tmp_path / "elsewhere" / "-repo" / "s7.jsonl", "s7", repo[0])
+    main = aged_transcript(tmp_path / "elsewhere" / "-repo" / "s7.jsonl", "s7", repo[0])
     report = survey_missing(home, [], config=CONFIG, now_ns=time.time_ns(), followed=[str(main)])
     assert [(os.path.basename(i.path), i.reason, i.days_left) for i in report.items] == [
         ("s7.jsonl", "pending", None)]  # no projects folder above it: retention unknown

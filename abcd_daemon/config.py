@@ -54,7 +54,13 @@ class Config:
     #: Lock budgets: staging is per key and short; the lane lock covers a capture.
     stage_lock_timeout_s: float = 5.0
     lane_lock_timeout_s: float = 120.0
-    #: Watched harness roots (off by default) and how long a file must be quiet.
+    #: Follow the harness's own store (``$CLAUDE_CONFIG_DIR/projects``, else
+    #: ``~/.claude/projects``): completeness must not depend on hooks firing, and the
+    #: harness deletes transcripts after its retention period.
+    watch_harness_store: bool = True
+    #: Further harness roots to follow (hook-less harnesses), and how long a watched
+    #: file must be quiet before it is staged: long enough that a harness mid-response
+    #: (tool calls take seconds) is not captured once per line.
     watch_roots: tuple[str, ...] = ()
     watch_settle_s: float = 30.0
     #: Redaction workers off the event loop.
@@ -116,6 +122,10 @@ def parse_config(text: str, *, source: str = "config.toml") -> Config:
             if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
                 raise InputError(f"{source}: watch_roots must be a list of directory paths")
             changes["watch_roots"] = tuple(os.path.expanduser(v) for v in value)
+        elif key == "watch_harness_store":
+            if not isinstance(value, bool):
+                raise InputError(f"{source}: watch_harness_store must be true or false")
+            changes["watch_harness_store"] = value
         elif key in _INT_KEYS:
             low, high = _INT_KEYS[key]
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:

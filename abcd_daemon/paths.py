@@ -13,6 +13,7 @@ Layout (DESIGN §2)::
       spool/{tmp,new,failed}/       payloads handed over by shims (maildir discipline)
       spool/shim.log                one line per shim run: which path it took
       status.json                   the daemon's backlog summary, read by session-start
+      harness-ledger.json           what the daemon last did with each harness transcript
       config.toml                   optional settings
       daemon.log[.1 .2 .3]          the log of a daemon `abcd daemon start` started (rotated)
       daemon.stderr                 that daemon's stderr: its refusal at start, if any
@@ -33,6 +34,7 @@ SPOOL = "spool"
 DAEMON_LOCK = "daemon.lock"
 SHIM_LOG = "shim.log"
 STATUS_FILE = "status.json"
+HARNESS_LEDGER = "harness-ledger.json"
 CONFIG_FILE = "config.toml"
 DAEMON_LOG = "daemon.log"
 DAEMON_STDERR = "daemon.stderr"
@@ -167,6 +169,10 @@ class Home:
     @property
     def status_file(self):
         return self.root / STATUS_FILE
+
+    @property
+    def harness_ledger(self):
+        return self.root / HARNESS_LEDGER
 
     @property
     def config_file(self):

@@ -7,6 +7,11 @@ package import) and as ``abcd hook <event>``. Contract (DESIGN §3.1, invariants
   blocking: reading stops at EOF, when the writer pauses after a complete JSON object,
   or at ``STDIN_DEADLINE_S`` — then what arrived is spooled with ``cut_short`` set in
   the header, and stderr says so.
+- Read stdin (at most 1 MiB; a larger payload is replaced by a marker saying so).
+- ``stop`` and ``user-prompt-submit`` (fired after every response and before every
+  prompt) spool a liveness marker instead of the payload: its ``session_id``,
+  ``transcript_path``, ``cwd`` and ``hook_event_name``, nothing else — no prompt text,
+  no transcript. The daemon follows that transcript from then on.
 - Write ``<header line>\\n<payload bytes>`` to ``spool/tmp/<id>.json`` (0o600, O_EXCL,
   O_NOFOLLOW), fsync, rename into ``spool/new/``, fsync the directory — all relative to
   directory descriptors verified by :mod:`safedir` (owner-only, no symlink), so a
@@ -38,7 +43,10 @@ else:  # run from hooks/abcd-hook with the package directory on sys.path
     import paths  # type: ignore[no-redef]
     import safedir  # type: ignore[no-redef]
 
-EVENTS = ("subagent-stop", "session-end", "session-start")
+EVENTS = ("subagent-stop", "session-end", "session-start", "stop", "user-prompt-submit")
+#: Events whose payload is reduced to a liveness marker (see the module docstring).
+LIVE_EVENTS = ("stop", "user-prompt-submit")
+LIVE_FIELDS = ("session_id", "transcript_path", "cwd", "hook_event_name")
 _datasync = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
@@ -99,6 +107,39 @@ def _read_stdin(cap, deadline_s=limits.STDIN_DEADLINE_S, clock=time.monotonic):
     return b"".join(chunks), False, cut_short
 
 
+class _ScanContext:
+    """What the C JSON scanner reads from its owner (``json`` itself would import ``re``:
+    ~10 ms, felt on every prompt)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = float
+
+
+def live_marker(payload):
+    """The liveness marker for a Stop / UserPromptSubmit payload: its string fields
+    named in ``LIVE_FIELDS``, re-encoded; ``b"{}"`` when the payload is not a JSON
+    object (intake then says so)."""
+    try:
+        import _json
+
+        text = payload.decode("utf-8").strip()
+        obj, end = _json.make_scanner(_ScanContext())(text, 0)
+        if not isinstance(obj, dict) or text[end:].strip():
+            return b"{}"
+    except Exception:  # StopIteration, ValueError, RecursionError: not one JSON object
+        return b"{}"
+    fields = ["%s:%s" % (_json_str(k), _json_str(obj[k]))
+              for k in LIVE_FIELDS if isinstance(obj.get(k), str)]
+    return ("{" + ",".join(fields) + "}").encode("utf-8", "replace")
+
+
+def _dirname(path):
+    head = path.rstrip("/").rpartition("/")[0]
+    return head or ("/" if path.startswith("/") else ".")
 def _complete_object(chunks):
     """True when ``chunks`` join into one complete JSON object (json is imported only
     here: the usual hook closes stdin and never gets this far)."""
@@ -225,6 +266,8 @@ def handle(event, env=None, stdin_reader=_read_stdin):
     spools = paths.spools(env)
     primary = spools[0]
     payload, over_cap, cut_short = stdin_reader(limits.PAYLOAD_CAP)
+    if event in LIVE_EVENTS and not over_cap:
+        payload = live_marker(payload)
     spool_id = _spool_id()
     try:
         cwd = os.getcwd()
@@ -327,6 +370,18 @@ def backlog_notice(env=None):
         parts.append("abcd: %d stored record(s) were redacted by an older scanner than %s; "
                      "`abcd history rescan --all-repos` re-redacts them." % (
                          int(status.get("stale_records", 0)), str(status.get("scanner", ""))[:80]))
+    missing = status.get("missing")
+    if isinstance(missing, dict):
+        reasons = {k: int(v) for k, v in (missing.get("reasons") or {}).items()
+                   if k != "settling" and isinstance(v, int) and v > 0}
+        if reasons:
+            soonest = missing.get("soonest_days_left")
+            parts.append("abcd: %d harness transcript(s) are not stored (%s)%s. Run `abcd history "
+                         "missing --all-repos` to see them." % (
+                             sum(reasons.values()),
+                             ", ".join("%d %s" % (n, k.replace("-", " ")) for k, n in sorted(reasons.items())),
+                             "; the harness deletes the first of them in %d day(s)" % soonest
+                             if isinstance(soonest, int) else ""))
     if status.get("spool_failed"):
         parts.append("abcd: %d hook payload(s) could not be used and are kept, UNREDACTED (%s), "
                      "in spool/failed; `abcd history staged` lists each with its reason, "

@@ -45,22 +45,23 @@ GIT_EMAIL = "bench.person@bench-corp.test"
 
 def isolated_env(prefix: str, parent: str | None = None) -> tuple[Path, dict]:
     """A fresh base directory (under ``parent``, default the temp dir) and an
-    environment whose ABCD_HOME / ABCD_SOCKET / TMPDIR live inside it
-    (XDG_RUNTIME_DIR removed, so nothing falls back to the user's)."""
+    environment whose ABCD_HOME / ABCD_SOCKET / TMPDIR / CLAUDE_CONFIG_DIR live inside it
+    (XDG_RUNTIME_DIR removed, so nothing falls back to the user's; a bench daemon follows
+    ``base/claude/projects``, never the user's harness store)."""
     base = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
     (base / "tmp").mkdir()
     (base / "run").mkdir(mode=0o700)
     env = dict(os.environ)
     env.pop("XDG_RUNTIME_DIR", None)
     env.update(ABCD_HOME=str(base / "home"), ABCD_SOCKET=str(base / "run" / "daemon.sock"),
-               TMPDIR=str(base / "tmp"))
+               TMPDIR=str(base / "tmp"), CLAUDE_CONFIG_DIR=str(base / "claude"))
     return base, env
 
 
 def apply_env(env: dict) -> None:
     """Make ``env``'s abcd variables this process's own (before importing abcd_daemon)."""
     os.environ.pop("XDG_RUNTIME_DIR", None)
-    for key in ("ABCD_HOME", "ABCD_SOCKET", "TMPDIR"):
+    for key in ("ABCD_HOME", "ABCD_SOCKET", "TMPDIR", "CLAUDE_CONFIG_DIR"):
         os.environ[key] = env[key]
     tempfile.tempdir = None  # re-read TMPDIR
 

@@ -1,7 +1,11 @@
 """Shared test fixtures: a private ABCD_HOME, real git repositories, the fixture corpus.
 
 Every test runs with ``ABCD_HOME`` and ``ABCD_SOCKET`` pointing into its own tmp dir, so
-no test can touch the user's store or a running daemon.
+no test can touch the user's store or a running daemon, and with ``CLAUDE_CONFIG_DIR``
+pointing at a tmp dir that does not exist: the harness store every daemon follows by
+default (and ``abcd history ingest`` walks when given no root) is never the developer's
+real ``~/.claude/projects``. A test that wants a harness store creates
+``claude_dir / "projects"``.
 """
 
 from __future__ import annotations
@@ -44,8 +48,15 @@ def abcd_env(tmp_path_factory, monkeypatch, ruleset_cache):
     monkeypatch.setenv("ABCD_CACHE", str(ruleset_cache))
     monkeypatch.setenv("ABCD_HOME", str(base / "home"))
     monkeypatch.setenv("ABCD_SOCKET", str(base / "run" / "daemon.sock"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(base / "claude"))
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     return base
+
+
+@pytest.fixture
+def claude_dir(abcd_env) -> Path:
+    """The harness's config directory for this test (``CLAUDE_CONFIG_DIR``; not created)."""
+    return abcd_env / "claude"
 
 
 @pytest.fixture

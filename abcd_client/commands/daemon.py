@@ -40,13 +40,33 @@ def _status_lines(status) -> list[str]:
         lines.append(f"  refused:     {refused.reason} — never swept")
     if status.last_error:
         lines.append(f"  last error:  {status.last_error}")
-    if status.watch_roots:
-        for root in status.watch_roots:
-            lines.append(f"  watching:    {root.path} — {root.state}, {root.staged} staged"
-                         + (f", {root.last_error}" if root.last_error else ""))
+    if status.harness_store is not None:
+        lines.append(f"  harness:     {_root_line(status.harness_store)}")
     else:
-        lines.append("  watch roots: none configured (config.toml watch_roots)")
+        lines.append("  harness:     not followed (config.toml watch_harness_store = false)")
+    for root in status.watch_roots:
+        lines.append(f"  watching:    {_root_line(root)}")
+    if status.followed_sessions:
+        lines.append(f"  following:   {status.followed_sessions} session(s) outside those roots, "
+                     "named by hooks")
+    missing = status.missing
+    if missing is not None:
+        if missing.total:
+            reasons = ", ".join(f"{n} {r}" for r, n in missing.reasons.items())
+            soonest = ("" if missing.soonest_days_left is None
+                       else f"; the first is deleted by the harness in {missing.soonest_days_left} day(s)")
+            lines.append(f"  missing:     {missing.total} harness transcript(s) not stored ({reasons})"
+                         f"{soonest} — `abcd history missing --all-repos`")
+        else:
+            lines.append("  missing:     none — every harness transcript is stored or queued")
     return lines
+
+
+def _root_line(root) -> str:
+    line = f"{root.path} — {root.state}, {root.staged} staged"
+    if root.caught_up_at:
+        line += f", caught up in {root.catch_up_s:.2f}s at start"
+    return line + (f", {root.last_error}" if root.last_error else "")
 
 
 def _running(as_json: bool = False):
@@ -132,7 +152,7 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Show whether the daemon runs: version, uptime, queue depth, last pass, overdue,
-        quarantined, watch roots. Exits 3 when it is not running."""
+        quarantined, what it follows, harness transcripts not stored. Exits 3 when it is not running."""
         from abcd_daemon.wire import messages as m
 
         client = _running(as_json)
@@ -194,7 +214,8 @@ def register(app, history, daemon) -> None:
 
     @app.command("hook", context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
                  help="Hand a harness hook payload (stdin) to the daemon; always exits 0. "
-                      "Events: subagent-stop, session-end, session-start.")
+                      "Events: subagent-stop, session-end, session-start, stop, user-prompt-submit "
+                      "(the last two spool only a 'this session is live' marker).")
     def hook_cmd(ctx: typer.Context, event: str = typer.Argument("", help="The hook event.")) -> None:
         from abcd_daemon import shim
 

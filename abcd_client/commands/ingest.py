@@ -1,7 +1,8 @@
 """``abcd history ingest`` and ``abcd history migrate``: transcripts already on disk.
 
 ingest (DESIGN §3.9, issue "ingest/watch/migrate"):
-- Roots default to Claude Code's ``~/.claude/projects``; any directory laid out like a
+- Roots default to Claude Code's ``$CLAUDE_CONFIG_DIR/projects`` (else
+  ``~/.claude/projects``); any directory laid out like a
   Claude Code project folder or the JSONL store harness's works. Roots and ``--into``
   are made absolute here: the daemon does not share our working directory.
 - The daemon answers when it runs (progress streamed); otherwise the same core
@@ -37,7 +38,7 @@ _SHOWN = 20
 
 
 def _request(roots: list[str], since: str, into: str, dry_run: bool, drain: bool):
-    from abcd_daemon.ingest.layout import DEFAULT_ROOT
+    from abcd_daemon.ingest.harness_store import projects_root
     from abcd_daemon.wire import messages as m
 
     absolute = [os.path.abspath(os.path.expanduser(r)) for r in roots]
@@ -49,9 +50,11 @@ def _request(roots: list[str], since: str, into: str, dry_run: bool, drain: bool
         from abcd_daemon.ingest import parse_since
 
         parse_since(since)  # refuse a bad date before asking anyone
-    if not absolute and not os.path.isdir(os.path.expanduser(DEFAULT_ROOT)):
-        raise InputError(f"history ingest: {DEFAULT_ROOT} does not exist, so there is nothing "
-                         "to ingest by default", hint="name the folder that holds the transcripts")
+    if not absolute:
+        absolute = [projects_root()]  # ours, not the daemon's: its environment may differ
+        if not os.path.isdir(absolute[0]):
+            raise InputError(f"history ingest: {absolute[0]} does not exist, so there is nothing "
+                             "to ingest by default", hint="name the folder that holds the transcripts")
     return m.IngestRequest(roots=absolute, since=since, dry_run=dry_run,
                            into=os.path.abspath(os.path.expanduser(into)) if into else "",
                            drain=drain)
@@ -172,7 +175,7 @@ def render_migrate(report) -> None:
 def register(app, history, daemon) -> None:
     @history.command("ingest")
     def ingest_cmd(
-        roots: Optional[List[str]] = typer.Argument(None, help="Harness folders to walk (default: ~/.claude/projects)."),
+        roots: Optional[List[str]] = typer.Argument(None, help="Harness folders to walk (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)."),
         since: str = typer.Option("", "--since", help="Only files modified at or after DATE (YYYY-MM-DD, UTC, or RFC 3339)."),
         into: str = typer.Option("", "--into", help="Store everything found in this checkout's lane (overrides ownership)."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Read and report; change nothing."),

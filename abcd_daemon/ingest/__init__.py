@@ -1,5 +1,6 @@
 """Ingest, watch and migrate: recovering transcripts already on disk into the right
-repository's lane, capturing harnesses that have no hooks, and moving the older
+repository's lane, following harness stores so no session depends on a hook firing
+(and saying which transcripts are not stored yet), and moving the older
 ``ABCD_HOME/history/<sha>/transcripts`` layout into lanes.
 
 - :mod:`.layout` — recognising transcripts by path (both Claude Code layouts and the
@@ -14,7 +15,13 @@ repository's lane, capturing harnesses that have no hooks, and moving the older
   then drain what was staged); the daemon's handler and the CLI's in-process path.
 - :mod:`.report` — the report Structs and the per-repository summary.
 - :mod:`.settle` — the settle tracker (pure): which watched files are quiet.
-- :mod:`.watch` — the watchfiles loop over watch roots, and the daemon's task.
+- :mod:`.watch` — the settling core and the watchfiles watch of a root.
+- :mod:`.live` — sessions a hook named, outside every root, polled.
+- :mod:`.harness_store` — the harness's store: where it is, how long it keeps a file.
+- :mod:`.ledger` — what the daemon last did with each harness transcript.
+- :mod:`.catchup` — start-up and SessionStart catch-ups (sync).
+- :mod:`.follow` — the daemon's follow task: all of the above, wired.
+- :mod:`.missing` — coverage: the harness transcripts not stored yet, and why.
 - :mod:`.migrate` — the legacy-layout migration.
 """
 

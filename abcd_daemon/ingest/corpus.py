@@ -7,6 +7,9 @@
   lazily, and only when its (session, agent) and size match a candidate — a staged copy
   with identical bytes is also "already present" (``stage`` would write nothing).
 - Which lanes know a session: its note (``sessions/<id>``), a record, or a staged entry.
+- The lineage a hook gave each (session, agent), from its staged sidecar or its record:
+  a transcript re-staged by ingest or the watcher (it grew after SubagentStop fired)
+  keeps what the payload said instead of falling back to what the file says.
 Every lane is read with the store's own reading functions; nothing here writes.
 
 For one file (the watcher), :meth:`CorpusIndex.load` can be narrowed to a few sessions:
@@ -24,8 +27,9 @@ from ..errors import AbcdError
 from ..fsio.guarded import read_guarded
 from ..limits import TRANSCRIPT_CAP
 from ..paths import Home
-from ..queue.staged import list_staged
+from ..queue.staged import describe, raw_names
 from ..store.lane import Lane, list_lanes
+from ..store.meta import HOOK, CaptureMeta
 from ..store.record import Record
 from ..store.records import list_records, read_header
 
@@ -47,6 +51,11 @@ def _records(lane: Lane, sessions: frozenset[str] | None) -> list[Record]:
     return out
 
 
+def _meta_of(record: Record) -> CaptureMeta:
+    """The lineage a record was captured with (its fields are named as CaptureMeta's)."""
+    return CaptureMeta(**{f: getattr(record, f) for f in CaptureMeta.__struct_fields__})
+
+
 def _notes(directory) -> list[str]:
     """Session ids noted in a lane: regular files only, as ``session_lane`` counts them."""
     try:
@@ -65,6 +74,7 @@ class CorpusIndex:
         self._staged: dict[tuple[str, str], list[tuple[str, str, int]]] = {}
         self._sessions: dict[str, set[str]] = {}
         self._digests: dict[str, str] = {}
+        self._hook: dict[tuple[str, str], CaptureMeta] = {}
         self.lanes: list[str] = []
 
     @classmethod
@@ -78,9 +88,14 @@ class CorpusIndex:
             index.lanes.append(sha)
             for record in _records(lane, sessions):
                 index.add_record(sha, record.session_id, record.agent_id, record.source_sha256)
-            for entry in list_staged(lane, now_ns=now_ns, ttl_s=ttl_s):
+                if record.lineage_source == HOOK:
+                    index.add_hook_lineage(_meta_of(record), replace=False)
+            for name in raw_names(lane.staging):
+                entry, sidecar = describe(lane, name, now_ns=now_ns, ttl_s=ttl_s)
                 if not entry.error:
                     index.add_staged(sha, entry.session_id, entry.agent_id, entry.path, entry.bytes)
+                if sidecar is not None and sidecar.lineage_source == HOOK:
+                    index.add_hook_lineage(sidecar.meta())
             for name in _notes(lane.sessions):
                 index._sessions.setdefault(name, set()).add(sha)
         return index
@@ -113,6 +128,22 @@ class CorpusIndex:
             if self._digest(path) == sha256:
                 return lane
         return ""
+
+    def add_hook_lineage(self, meta: CaptureMeta, *, replace: bool = True) -> None:
+        """A hook gave this lineage (a staged sidecar replaces a record's)."""
+        key = (meta.session_id, meta.agent_id)
+        if replace or key not in self._hook:
+            self._hook[key] = meta
+
+    def staged_in(self, session_id: str, agent_id: str) -> str:
+        """The lane (first by SHA) holding a staged copy of this (session, agent), or ""."""
+        lanes = [lane for lane, _, _ in self._staged.get((session_id, agent_id), [])]
+        return min(lanes) if lanes else ""
+
+    def hook_lineage(self, session_id: str, agent_id: str) -> CaptureMeta | None:
+        """The lineage a hook payload gave this (session, agent), if the store holds one
+        (a staged sidecar before a record)."""
+        return self._hook.get((session_id, agent_id))
 
     def lanes_knowing(self, session_id: str) -> tuple[str, ...]:
         """Every lane whose note, record or staged entry names ``session_id``, sorted."""

@@ -43,7 +43,7 @@ _NOTE_VIA = ("cwd", "file-cwd", "file-location")
 def owned_by(action: Action, *, present: bool) -> Owned:
     return Owned(root_sha=action.root_sha, repo_root=action.repo_root,
                  session_id=action.meta.session_id, agent_id=action.meta.agent_id,
-                 bytes=action.size, present=present)
+                 bytes=action.size, present=present, path=action.path)
 
 
 def staged_item(action: Action, *, name: str = "", size: int = 0, replaced: bool = False) -> StagedItem:

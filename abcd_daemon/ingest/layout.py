@@ -33,8 +33,6 @@ from .report import Listed
 
 #: How many directory levels below a root are descended (reference §5.6).
 MAX_DEPTH = 8
-#: Where Claude Code keeps its projects; the default root of ``abcd history ingest``.
-DEFAULT_ROOT = "~/.claude/projects"
 SUFFIX = ".jsonl"
 AGENT_PREFIX = "agent-"
 _SKIP_DIRS = frozenset({".git"})

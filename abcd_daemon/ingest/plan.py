@@ -14,9 +14,12 @@ Per transcript, in order (the first rule that answers decides):
    placed when it was stored.) A longer transcript than a stored one is new: capture
    supersedes by prefix.
 4. Owner (see :mod:`.owner`): ambiguous → skipped; unowned → listed with the reason.
-5. Lineage: ``lineage_source: ingest``; a sub-agent's ``agent_type`` from its
-   ``.meta.json`` (else from its lines); ``spawn_attribution: sidecar`` only when the
-   meta carries a spawn depth, else ``unattributed`` with no parent, depth or tool call.
+5. Lineage: what a hook payload said, when the store holds a staged entry or record
+   of this (session, agent) staged from one (the transcript grew after the hook fired;
+   the payload knew more than the file does). Otherwise ``lineage_source: ingest``; a
+   sub-agent's ``agent_type`` from its ``.meta.json`` (else from its lines);
+   ``spawn_attribution: sidecar`` only when the meta carries a spawn depth, else
+   ``unattributed`` with no parent, depth or tool call.
 6. Two files for one (lane, session, agent) in one run: identical bytes stage once;
    different bytes stage the largest, the others are ``same-key`` for a later run.
 
@@ -96,8 +99,16 @@ def identify(found: Found, facts: Facts) -> tuple[str, str] | Listed:
 
 
 def capture_meta(session_id: str, agent_id: str, facts: Facts,
-                 lineage: HarnessLineage | None) -> tuple[CaptureMeta, str]:
-    """The lineage to stage with, and a warning ("" when none). Never raises."""
+                 lineage: HarnessLineage | None,
+                 inherited: CaptureMeta | None = None) -> tuple[CaptureMeta, str]:
+    """The lineage to stage with, and a warning ("" when none). ``inherited``: the
+    lineage a hook gave this transcript before (kept when it is still valid). Never
+    raises."""
+    if inherited is not None:
+        try:
+            return inherited.validate(), ""
+        except InputError:
+            pass  # redaction may have masked an id of a stored record: use the file's
     if not agent_id:
         return CaptureMeta(session_id=session_id, lineage_source="ingest"), ""
     lineage = lineage or HarnessLineage()
@@ -138,7 +149,7 @@ def plan_ingest(candidates: list[Candidate], *, index: CorpusIndex,
                 or index.staged_identical(session, agent, facts.size, facts.sha256, into_lanes))
         if lane:
             present.append(Owned(root_sha=lane, repo_root="", session_id=session, agent_id=agent,
-                                 bytes=facts.size, present=True))
+                                 bytes=facts.size, present=True, path=found.path))
             continue
         owner = owner_of(cand, session)
         if owner.status != OWNED:
@@ -146,7 +157,8 @@ def plan_ingest(candidates: list[Candidate], *, index: CorpusIndex,
                             reason="ambiguous-owner" if owner.status == AMBIGUOUS else "no-repository")
             (report.skipped if owner.status == AMBIGUOUS else report.unowned).append(listed)
             continue
-        meta, warning = capture_meta(session, agent, facts, cand.lineage)
+        meta, warning = capture_meta(session, agent, facts, cand.lineage,
+                                     index.hook_lineage(session, agent))
         if warning:
             report.warnings.append(Listed(path=found.path, reason="lineage", detail=warning,
                                           session_id=session, agent_id=agent))
@@ -162,7 +174,7 @@ def plan_ingest(candidates: list[Candidate], *, index: CorpusIndex,
             if other.sha256 == group[0].sha256:
                 present.append(Owned(root_sha=other.root_sha, repo_root=other.repo_root,
                                      session_id=other.meta.session_id, agent_id=other.meta.agent_id,
-                                     bytes=other.size, present=True))
+                                     bytes=other.size, present=True, path=other.path))
             else:
                 report.skipped.append(Listed(
                     path=other.path, reason="same-key", root_sha=other.root_sha,

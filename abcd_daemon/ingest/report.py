@@ -7,7 +7,8 @@ reads):
 - ``symlink`` — a symlinked file or directory; never followed.
 - ``not-regular`` — a FIFO, device or socket named like a transcript.
 - ``too-deep`` — a directory more than :data:`~.layout.MAX_DEPTH` levels below a root.
-- ``unreadable`` — a directory or file that could not be read (or is over the cap).
+- ``unreadable`` — a directory or file that could not be read.
+- ``over-cap`` — a transcript larger than the transcript cap (refused whole).
 - ``root-missing`` — a root that does not exist or is not a directory.
 - ``not-a-transcript`` — a ``.jsonl`` that is not one conversation: an unrecognised name
   in a ``subagents`` folder (a workflow journal), or no line names a session (a title
@@ -116,6 +117,63 @@ class Owned(msgspec.Struct, kw_only=True, frozen=True):
     agent_id: str
     bytes: int
     present: bool
+    path: str = ""
+
+
+#: ``FileOutcome.outcome`` values: the file's bytes are in the corpus or the queue
+#: already (``held``), were staged by this run (``staged``; ``would-stage`` in a dry
+#: run), or were not, and why (``unowned``, ``skipped``, ``failed``), or it is empty.
+HELD, STAGED, WOULD_STAGE, UNOWNED, SKIPPED, FAILED, EMPTY = (
+    "held", "staged", "would-stage", "unowned", "skipped", "failed", "empty")
+
+
+class Verdict(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What a run did with a transcript file, and what it learnt of it. ``sha256`` is the
+    digest of the bytes the run read ("" when it read none)."""
+
+    outcome: str = ""
+    sha256: str = ""
+    root_sha: str = ""
+    session_id: str = ""
+    agent_id: str = ""
+    reason: str = ""
+    detail: str = ""
+
+    def verdict(self) -> dict:
+        """The verdict's fields alone (to carry them into another Verdict)."""
+        return {f: getattr(self, f) for f in Verdict.__struct_fields__}
+
+
+class FileOutcome(Verdict, kw_only=True):
+    """One run's :class:`Verdict` on the file at ``path``."""
+
+    path: str
+
+
+def file_outcomes(report: IngestReport, owned: list[Owned], found_paths: list[tuple[str, int]],
+                  digests: dict[str, str]) -> dict[str, FileOutcome]:
+    """Per file of ``found_paths`` ((path, size) pairs), what the run did. Pure. A file
+    the run could not find again (it vanished) has no entry."""
+    out: dict[str, FileOutcome] = {}
+    wanted = {path for path, _ in found_paths}
+    for path, size in found_paths:
+        if size == 0:
+            out[path] = FileOutcome(path=path, outcome=EMPTY)
+    staged = WOULD_STAGE if report.dry_run else STAGED
+    for item in owned:
+        if item.path in wanted:
+            out[item.path] = FileOutcome(path=item.path, outcome=HELD if item.present else staged,
+                                         root_sha=item.root_sha, session_id=item.session_id,
+                                         agent_id=item.agent_id)
+    for kind, listed in ((UNOWNED, report.unowned), (SKIPPED, report.skipped), (FAILED, report.failed)):
+        for item in listed:
+            if item.path in wanted:
+                out[item.path] = FileOutcome(path=item.path, outcome=kind, reason=item.reason,
+                                             detail=item.detail, root_sha=item.root_sha,
+                                             session_id=item.session_id, agent_id=item.agent_id)
+    for outcome in out.values():
+        outcome.sha256 = digests.get(outcome.path, "")
+    return out
 
 
 def summarise(owned: list[Owned], report: IngestReport) -> list[RepoSummary]:

@@ -3,7 +3,8 @@
 Used by the daemon's ``IngestRequest`` handler (in a worker thread, streaming
 ``progress``) and by the CLI when no daemon answers, so both answer the same way:
 
-1. :func:`~.run.ingest` over the roots (default: Claude Code's projects folder);
+1. :func:`~.run.ingest` over the roots (default: the harness store,
+   :func:`~.harness_store.projects_root`);
 2. unless it was a dry run or ``drain`` is off, the lanes it staged into are drained to
    the end (no budget: the user asked for the corpus now), entry by entry in the
    drain's own order, with ``progress`` announcing a third phase. The drain runs under
@@ -23,7 +24,7 @@ from ..config import Config, DrainBudget
 from ..paths import Home
 from ..queue.drain import DrainResult, drain_pass
 from ..store.lane import Lane
-from .layout import DEFAULT_ROOT
+from .harness_store import projects_root
 from .report import IngestReport
 from .run import Progress, ingest
 
@@ -40,7 +41,7 @@ def ingest_request(home: Home, req, *, config: Config, scanners,
     """Answer an :class:`~abcd_daemon.wire.messages.IngestRequest` (fields ``roots``,
     ``since``, ``dry_run``, ``into``, ``drain``). Raises InputError for a malformed
     ``since`` or an unusable ``into``; everything found on disk is in the report."""
-    roots = list(req.roots) or [DEFAULT_ROOT]
+    roots = list(req.roots) or [projects_root()]
     report = ingest(home, roots, config=config, now_ns=time.time_ns(), since=req.since or None,
                     dry_run=req.dry_run, into=req.into or None, progress=progress)
     if req.dry_run or not req.drain or not report.staged_lanes():

@@ -41,7 +41,7 @@ from .layout import Found, classify_file, main_path, walk
 from .execute import execute, owned_by, staged_item
 from .owner import GitCache, Owner, decide, into_owner
 from .plan import Candidate, identify, plan_ingest
-from .report import IngestReport, Listed, Owned, summarise
+from .report import FileOutcome, IngestReport, Listed, Owned, file_outcomes, summarise
 
 Progress = Callable[[int, int, int, int], None]
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -60,9 +60,11 @@ def parse_since(text: str) -> int:
                          hint="give YYYY-MM-DD (UTC) or an RFC 3339 time") from None
 
 
+_REFUSALS = {"not-regular": "not-regular", "too-big": "over-cap"}
+
+
 def _refusal(path: str, exc: ReadRefused) -> Listed:
-    reason = "not-regular" if exc.reason == "not-regular" else "unreadable"
-    return Listed(path=path, reason=reason, detail=str(exc))
+    return Listed(path=path, reason=_REFUSALS.get(exc.reason, "unreadable"), detail=str(exc))
 
 
 class _Reader:
@@ -82,6 +84,8 @@ class _Reader:
         self.facts: dict[str, Facts | None] = {}
         self.sessions: dict[str, Owner] = {}
         self.present: list[Owned] = []
+        #: path → sha256 of the bytes read, for every file read this run.
+        self.digests: dict[str, str] = {}
 
     def read(self, found: list[Found], report: IngestReport,
              progress: Progress | None) -> list[Candidate]:
@@ -112,7 +116,7 @@ class _Reader:
                 if report is not None and exc.reason != "missing":
                     report.skipped.append(_refusal(path, exc))
                 return None
-            sha = hashlib.sha256(raw).hexdigest()
+            sha = self.digests[path] = hashlib.sha256(raw).hexdigest()
             if item is not None and self._already_held(item, sha, len(raw)):
                 return None
             self.facts[path] = facts_of(raw, sha256=sha)
@@ -126,7 +130,8 @@ class _Reader:
                 or self.index.staged_identical(item.session_id, item.agent_id, size, sha, lanes))
         if lane:
             self.present.append(Owned(root_sha=lane, repo_root="", session_id=item.session_id,
-                                      agent_id=item.agent_id, bytes=size, present=True))
+                                      agent_id=item.agent_id, bytes=size, present=True,
+                                      path=item.path))
         return bool(lane)
 
     def _main(self, path: str, session_id: str, facts: Facts) -> Owner:
@@ -153,7 +158,7 @@ class _Reader:
 
 def _run(home: Home, found: list[Found], report: IngestReport, *, config: Config, now_ns: int,
          dry_run: bool, into: str | None, progress: Progress | None,
-         narrow: bool = False) -> IngestReport:
+         narrow: bool = False, outcomes: dict[str, FileOutcome] | None = None) -> IngestReport:
     git = GitCache()
     into_lanes = None
     target = None
@@ -183,6 +188,9 @@ def _run(home: Home, found: list[Found], report: IngestReport, *, config: Config
     else:
         execute(home, plan.actions, report, owned, config=config, now_ns=now_ns, progress=progress)
     report.repositories = summarise(owned, report)
+    if outcomes is not None:
+        outcomes.update(file_outcomes(report, owned, [(f.path, f.size) for f in found],
+                                      reader.digests))
     return report
 
 
@@ -209,8 +217,25 @@ def ingest(home: Home, roots: Iterable[str], *, config: Config, now_ns: int,
                 progress=progress)
 
 
+#: Up to this many files, a run reads only the records their sessions can own.
+NARROW_UP_TO = 16
+
+
+def ingest_found(home: Home, found: list[Found], *, config: Config, now_ns: int,
+                 roots: Iterable[str] = (), dry_run: bool = False,
+                 outcomes: dict[str, FileOutcome] | None = None) -> IngestReport:
+    """Stage (or, with ``dry_run``, plan) transcripts already found by a walk — the
+    watcher's catch-ups and ``history missing``. ``outcomes``, when given, receives
+    what the run did with each file (:func:`~.report.file_outcomes`)."""
+    report = IngestReport(roots=list(roots), dry_run=dry_run, files=len(found),
+                          bytes=sum(f.size for f in found))
+    return _run(home, found, report, config=config, now_ns=now_ns, dry_run=dry_run, into=None,
+                progress=None, narrow=len(found) <= NARROW_UP_TO, outcomes=outcomes)
+
+
 def ingest_file(home: Home, path: str, *, config: Config, now_ns: int,
-                root: str | None = None) -> IngestReport:
+                root: str | None = None,
+                outcomes: dict[str, FileOutcome] | None = None) -> IngestReport:
     """Stage one transcript (the watcher's ``on_settled``); ``root`` is the watch root it
     was found under (its depth and shape are judged from there). Its session's main
     thread is read for ownership when it is a sub-agent. A symlink, a non-regular file
@@ -232,4 +257,4 @@ def ingest_file(home: Home, path: str, *, config: Config, now_ns: int,
         return report
     report.files, report.bytes = 1, found.size
     return _run(home, [found], report, config=config, now_ns=now_ns, dry_run=False, into=None,
-                progress=None, narrow=True)
+                progress=None, narrow=True, outcomes=outcomes)

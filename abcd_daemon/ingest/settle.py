@@ -4,7 +4,9 @@ Fed ``(path, size, mtime_ns, now)`` observations, it answers which paths have be
 for ``settle_s`` and changed since they were last handed over. A burst of events for one
 file is one entry; a file that grows after it was handed over is due again once it is
 quiet again (capture supersedes the shorter record by prefix). A baseline observation
-(what was there when the watch began) counts as already handed over.
+(what was there when the watch began) counts as already handed over; so does a first
+observation in the state the caller says it was last handed over in (``handled``: the
+harness ledger's answer).
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ class SettleTracker:
         self._paths: dict[str, _State] = {}
 
     def observe(self, path: str, size: int, mtime_ns: int, now: float, *,
-                baseline: bool = False) -> None:
+                baseline: bool = False, handled: tuple[int, int] | None = None) -> None:
         """Record what a stat saw. A changed (size, mtime) restarts the quiet period;
-        ``baseline`` marks the current state as already handled."""
+        ``baseline`` marks the current state as already handled; ``handled`` is the
+        state a path seen for the first time was last handed over in."""
         sig = (size, mtime_ns)
         state = self._paths.get(path)
         if state is None:
-            self._paths[path] = _State(sig, now, sig if baseline else None)
+            self._paths[path] = _State(sig, now, sig if baseline else handled)
         elif state.sig != sig:
             state.sig, state.changed_at = sig, now
             if baseline:
@@ -43,12 +46,14 @@ class SettleTracker:
         """The file is gone; a file that appears under the name later is new."""
         self._paths.pop(path, None)
 
-    def retain(self, paths: set[str], *, walk_started: float) -> None:
+    def retain(self, paths: set[str], *, walk_started: float) -> list[str]:
         """Forget every tracked path that a full walk begun at ``walk_started`` did not
-        find — unless it changed after the walk began (an event raced the walk)."""
-        for path in [p for p, s in self._paths.items()
-                     if p not in paths and s.changed_at < walk_started]:
+        find — unless it changed after the walk began (an event raced the walk).
+        Returns the forgotten paths."""
+        gone = [p for p, s in self._paths.items() if p not in paths and s.changed_at < walk_started]
+        for path in gone:
             del self._paths[path]
+        return gone
 
     def clear(self) -> None:
         self._paths.clear()
@@ -65,6 +70,16 @@ class SettleTracker:
         if state is not None:
             state.handled = (size, mtime_ns)
 
+    def idle(self, path: str, now: float, idle_s: float) -> bool:
+        """True when ``path`` was handed over in its current state and has not changed
+        for ``idle_s``."""
+        state = self._paths.get(path)
+        return state is not None and state.sig == state.handled and now - state.changed_at >= idle_s
+
+    def pending(self) -> list[str]:
+        """Paths changed since they were last handed over (due now or once quiet)."""
+        return [p for p, s in self._paths.items() if s.sig != s.handled]
+
     def next_due(self) -> float | None:
         """The earliest time a pending path becomes due, or None."""
         times = [s.changed_at + self.settle_s for s in self._paths.values() if s.sig != s.handled]
@@ -72,3 +87,6 @@ class SettleTracker:
 
     def __len__(self) -> int:
         return len(self._paths)
+
+    def __contains__(self, path: str) -> bool:
+        return path in self._paths

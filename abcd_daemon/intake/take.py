@@ -3,6 +3,10 @@
 Outcomes (``IntakeOutcome.status``):
 - ``staged`` / ``restaged`` / ``already-staged`` — the transcript is in the queue;
 - ``noted`` — a session-start payload; its session note is written;
+- ``live`` — a Stop / UserPromptSubmit marker: the session note is written and the
+  outcome names the transcript for the daemon to follow (nothing is staged: the
+  transcript is still being written); a marker over the cap is ``ignored`` — it names
+  nothing, and the watch covers its session anyway;
 - ``gap`` — a SubagentStop without ``agent_transcript_path``: the lane's gap marker is
   updated and nothing is staged (there is nothing to stage);
 - ``dropped`` — a payload of an event abcd does not handle (the shim spools whatever it
@@ -23,6 +27,10 @@ complete payload, and refused with a reason when it is not.
 
 Every message (the ``.reason`` beside a failed payload, the log line) goes through the
 payload's :class:`~.reasons.Scrubber`: it names fields, never quotes their values.
+any instant either leaves it to be taken again (staging is idempotent) or is done.
+``transcript_path`` on a ``noted`` or ``live`` outcome is the session's transcript as the
+payload names it: the daemon's watch follows it (and on SessionStart catches up on the
+project's earlier sessions).
 """
 
 from __future__ import annotations
@@ -39,8 +47,8 @@ from ..limits import STDIN_DEADLINE_S
 from ..locate.notes import note_gap
 from ..paths import Home
 from ..queue.stage import stage
-from ..shim import EVENTS
-from ..store.meta import CaptureMeta
+from ..shim import EVENTS, LIVE_EVENTS
+from ..store.meta import HOOK, CaptureMeta
 from .harness import read_lineage, read_settled, require_jsonl
 from .payload import parse_payload
 from .reasons import Scrubber, describe
@@ -57,6 +65,7 @@ class IntakeOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
     agent_id: str = ""
     bytes: int = 0
     via: str = ""
+    transcript_path: str = ""
     message: str = ""
     warnings: list[str] = []
 
@@ -133,6 +142,10 @@ def _take_item(home: Home, new_fd: int, path: str, item, *, resolver: LaneResolv
         done()
         return out
     out.event = header.event
+    if header.over_cap and header.event in LIVE_EVENTS:
+        out.status, out.message = "ignored", "a liveness marker over the cap names no session"
+        done()
+        return out
     if header.over_cap:
         return fail("the harness sent a payload over the 1 MiB cap; the shim kept a marker, not "
                     "the payload — run `abcd history ingest` to recover the transcript")
@@ -152,9 +165,11 @@ def _take_item(home: Home, new_fd: int, path: str, item, *, resolver: LaneResolv
     out.via = res.via
     if res.lane is not None:
         out.root_sha = res.lane.root_sha
-    if header.event == "session-start":
-        out.status = "noted" if res.lane is not None else "unresolved"
+    if header.event == "session-start" or header.event in LIVE_EVENTS:
+        out.status = "live" if header.event in LIVE_EVENTS else (
+            "noted" if res.lane is not None else "unresolved")
         out.message = res.why_not
+        out.transcript_path = payload.transcript_path
         done()
         return out
     if header.event == "subagent-stop" and not payload.agent_transcript_path:
@@ -200,11 +215,11 @@ def _take_item(home: Home, new_fd: int, path: str, item, *, resolver: LaneResolv
             parent_agent_id=lineage.parent_agent_id,
             spawn_depth=lineage.spawn_depth,
             spawn_tool_use_id=lineage.spawn_tool_use_id,
-            lineage_source="hook",
+            lineage_source=HOOK,
             spawn_attribution=lineage.attribution,
         )
     else:
-        meta = CaptureMeta(session_id=payload.session_id, lineage_source="hook")
+        meta = CaptureMeta(session_id=payload.session_id, lineage_source=HOOK)
     try:
         result = stage(res.lane, raw, meta, config=config, now_ns=now_ns, source_path=transcript,
                        repo_root=res.repo_root, unsettled=not settled)

@@ -5,8 +5,10 @@ Rules (reference §4.1, seed 003, DESIGN §3.2 step 6):
 - Files are ``<stamp>-<key>.stage.json`` then ``<stamp>-<key>.raw`` (0o600), key = agent
   id for a sub-agent, else the session id; the sidecar is written first and removed if
   the ``.raw`` write fails.
-- A prior copy with identical bytes makes this a no-op; different bytes rewrite the same
-  path (the queue position is kept) — last writer wins.
+- A prior copy with identical bytes makes this a no-op — unless this stage comes from a
+  hook and the prior one did not (the watcher or ingest got there first): then the
+  sidecar is rewritten, so the payload's lineage is what is stored. Different bytes
+  rewrite the same path (the queue position is kept) — last writer wins.
 - Keys are locked through a fixed stripe of lock files under ``staging/.locks/``
   (``LOCK_STRIPES`` of them, chosen by a hash of the key): a burst of simultaneous
   sub-agent completions does not queue behind one lock (the Go system's single lock
@@ -31,7 +33,7 @@ from ..fsio.locks import file_lock
 from ..limits import TRANSCRIPT_CAP
 from ..paths import STAGING
 from ..store.lane import Lane
-from ..store.meta import CaptureMeta
+from ..store.meta import HOOK, CaptureMeta
 from ..store.record import compact_stamp
 from .sidecar import RAW_SUFFIX, SIDECAR_SUFFIX, STAMP_LEN, encode_json, make_sidecar, stem_of
 from .staged import StagedEntry, describe, entry_for
@@ -121,7 +123,7 @@ def stage(
                 same = read_guarded(prior.path, TRANSCRIPT_CAP, what="staged transcript") == raw
             except AbcdError:
                 same = False
-            if same:
+            if same and not (meta.lineage_source == HOOK and prior.lineage_source != HOOK):
                 return StageResult(entry=prior, wrote=False)
             name = prior.name
         else:

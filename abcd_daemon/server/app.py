@@ -12,8 +12,9 @@
         │                    (intake_loop.py)
         ├── drain_loop       budgeted passes over every lane → records / quarantine
         │                    (drain_loop.py)
-        ├── root_watch       configured harness roots → stage settled transcripts (off
-        │                    unless config.watch_roots; abcd_daemon.ingest.watch)
+        ├── follow           the harness store, watch_roots and sessions hooks named →
+        │                    stage settled transcripts; start-up and SessionStart
+        │                    catch-ups (abcd_daemon.ingest.follow)
         ├── watchdog         WATCHDOG=1 pings when systemd asks for them
         └── signals          SIGTERM/SIGINT: stop accepting, finish the current item
                              within the grace period, exit 0; a second signal exits now
@@ -81,6 +82,9 @@ class Daemon:
         self.redaction_limiter = trio.CapacityLimiter(config.redaction_workers)
         self.io_limiter = trio.CapacityLimiter(4)
         self.intake_wake = trio.Event()
+        #: Set once intake has swept the spool after start (the follow task's catch-up
+        #: waits for it, so hook-spooled transcripts are staged with their lineage first).
+        self.intake_swept = trio.Event()
         self.drain_wake = trio.Event()
         self.stopping = trio.Event()
         #: The store this daemon serves, as the handshake names it.
@@ -91,8 +95,12 @@ class Daemon:
         #: path → trio time before which a failed item is not retried (trio's clock is
         #: the daemon's clock: every timer in the loops is measured on it).
         self.retry_after: dict[str, float] = {}
+        from ..ingest.follow import Follower
+
+        self.follower = Follower(self)
         self.handlers = Handlers(home, config, self.scanners, drain_lock=self.drain_lock,
-                                 status=self.snapshot, take_one=lambda path: take_now(self, path))
+                                 status=self.snapshot, take_one=lambda path: take_now(self, path),
+                                 missing=self.follower.survey)
         #: Every spool intake sweeps (the home's, then the shim's fallbacks).
         self.spools = spool_locations(home, self.env)
 
@@ -134,10 +142,8 @@ class Daemon:
             log.warning("could not write %s: %s", self.home.status_file, exc)
 
     # -- small tasks -------------------------------------------------------------
-    async def root_watch(self) -> None:
-        from ..ingest.watch import run_watch_roots
-
-        await run_watch_roots(self)
+    async def follow(self) -> None:
+        await self.follower.run()
 
     async def watchdog(self, interval: float) -> None:
         while True:
@@ -239,8 +245,7 @@ async def _run(home: Home, config: Config, env, received, task_status) -> None:
                     nursery.start_soon(resilient, daemon, intake_loop)
                     nursery.start_soon(resilient, daemon, drain_loop)
                     nursery.start_soon(resilient, daemon, spool_watch)
-                    if config.watch_roots:
-                        nursery.start_soon(resilient, daemon, Daemon.root_watch)
+                    nursery.start_soon(resilient, daemon, Daemon.follow)
                     interval = watchdog_interval(env) or config.watchdog_fallback_s
                     if interval:
                         nursery.start_soon(daemon.watchdog, interval)

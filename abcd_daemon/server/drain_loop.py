@@ -92,5 +92,7 @@ async def _drain_pass(daemon) -> bool:
     summary.finished_at = format_rfc3339_ns(time.time_ns())
     daemon.stats.passes += 1
     daemon.stats.last_pass = summary
+    if summary.stored or summary.quarantined:
+        daemon.follower.changed()  # the missing summary counts stored transcripts
     await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)
     return plan.remaining > 0 or summary.stored + summary.already_stored > 0

@@ -47,7 +47,7 @@ class Handlers:
     """The daemon's request handlers; thread-safe (drains serialise on ``drain_lock``)."""
 
     def __init__(self, home: Home, config: Config, scanners, *, drain_lock: threading.Lock,
-                 status=None, take_one=None) -> None:
+                 status=None, take_one=None, missing=None) -> None:
         self.home = home
         self.config = config
         self.scanners = scanners
@@ -55,6 +55,7 @@ class Handlers:
         self.status = status
         #: intake's take of one spooled file (the daemon's, serialised with its loop)
         self.take_one = take_one
+        self.missing = missing
 
     def lane(self, root_sha: str) -> Lane:
         return Lane(self.home, root_sha)
@@ -91,6 +92,9 @@ class Handlers:
         lane = self.lane(req.root_sha)
         return m.StagedReply(staged=list_staged(lane, now_ns=now, ttl_s=self.config.staged_ttl_s),
                              quarantined=list_quarantined(lane), gap=read_gap(lane), failed=failed)
+
+    def _MissingRequest(self, req):
+        return m.MissingReply(report=self.missing(now_ns=time.time_ns()))
 
     def _DrainRequest(self, req, progress=None):
         lanes = [self.lane(req.root_sha)] if req.root_sha else list_lanes(self.home)

@@ -18,6 +18,7 @@ import trio
 
 from ..intake.take import IntakeOutcome, take
 from .logs import log_unexpected
+from ..shim import LIVE_EVENTS
 
 log = logging.getLogger("abcd.daemon")
 
@@ -43,6 +44,9 @@ async def intake_loop(daemon) -> None:
                 daemon.retry_after.pop(path, None)
             if outcome.status in ("staged", "restaged"):
                 daemon.drain_wake.set()
+            if outcome.event in (*LIVE_EVENTS, "session-start") and outcome.transcript_path:
+                daemon.follower.hint(outcome.event, outcome.transcript_path)
+        daemon.intake_swept.set()
         if taken or listing.refused != refused:
             await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)
         with trio.move_on_after(daemon.config.sweep_interval_s):
@@ -67,8 +71,8 @@ def take_now(daemon, path: str) -> IntakeOutcome:
 
 
 def _log_intake(outcome) -> None:
-    if outcome.status == "gone":
-        return
+    if outcome.status in ("gone", "live"):
+        return  # live: one per response and per prompt; the follow task logs what it starts
     level = logging.WARNING if outcome.status in ("failed", "retry", "dropped") else logging.INFO
     what = [outcome.event] if outcome.event else []
     if outcome.root_sha:

@@ -100,6 +100,7 @@ def configure(*, verbose: bool, log_file: str, config: Config, env) -> logging.H
     root.addHandler(handler)
     root.setLevel(logging.INFO if verbose else logging.WARNING)
     logging.getLogger("abcd.daemon").setLevel(logging.INFO)
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)  # it logs a line per change
     return handler
 
 

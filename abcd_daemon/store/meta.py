@@ -12,7 +12,9 @@ import msgspec
 from ..errors import InputError
 from ..ids import check_id
 
-LINEAGE_SOURCES = ("hook", "ingest", "migrated")
+#: A hook payload's lineage: it outranks what ingest reads from a file.
+HOOK = "hook"
+LINEAGE_SOURCES = (HOOK, "ingest", "migrated")
 ATTRIBUTIONS = ("sidecar", "transcript", "unattributed")
 SOURCE_KINDS = ("native", "import")
 

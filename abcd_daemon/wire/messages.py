@@ -19,7 +19,7 @@ from ..queue.discard import DiscardResult
 from ..queue.drain import DrainResult
 from ..queue.staged import QuarantinedEntry, StagedEntry
 from ..queue.survey import LaneBacklog
-from ..status import DaemonStatus
+from ..status import DaemonStatus, MissingReport
 from ..store.record import Record
 
 PROTOCOL_VERSION = 1
@@ -85,6 +85,10 @@ class ReconstructRequest(_Msg, tag="reconstruct"):
     max_block_bytes: int = 0
 
 
+class MissingRequest(_Msg, tag="missing"):
+    """Every harness transcript not stored yet (the client narrows it to a repository)."""
+
+
 class IngestRequest(_Msg, tag="ingest"):
     roots: list[str] = []
     since: str = ""
@@ -106,7 +110,7 @@ class DiscardFailedRequest(_Msg, tag="discard-failed"):
 
 Request = Union[StatusRequest, ListRequest, ShowRequest, StagedRequest, DrainRequest,
                 DiscardRequest, ReconstructRequest, IngestRequest, RetryRequest,
-                DiscardFailedRequest]
+                DiscardFailedRequest, MissingRequest]
 
 
 # -- replies ---------------------------------------------------------------------
@@ -176,6 +180,10 @@ class IngestReply(_Msg, tag="ingest-reply"):
     report_json: bytes
 
 
+class MissingReply(_Msg, tag="missing-reply"):
+    report: MissingReport
+
+
 class Chunk(_Msg, tag="chunk"):
     data: bytes
 
@@ -186,7 +194,7 @@ class End(_Msg, tag="end"):
 
 Reply = Union[ErrorReply, StatusReply, RecordsReply, ShowReply, StagedReply, SurveyReply,
               DrainReply, DiscardReply, ReconstructReply, Progress, IngestReply, RetryReply,
-              DiscardFailedReply, Chunk, End]
+              DiscardFailedReply, MissingReply, Chunk, End]
 
 Message = Union[(Hello, Welcome) + Request.__args__ + Reply.__args__]  # type: ignore[valid-type]
 #: The ``op`` of every request this daemon answers (named in a refusal of any other).

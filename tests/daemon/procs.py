@@ -18,7 +18,7 @@ def env_for(base: Path, **extra) -> dict:
     env = dict(os.environ)
     env.pop("XDG_RUNTIME_DIR", None)
     env.update(ABCD_HOME=str(base / "home"), ABCD_SOCKET=str(base / "run" / "daemon.sock"),
-               TMPDIR=str(base / "tmp"))
+               TMPDIR=str(base / "tmp"), CLAUDE_CONFIG_DIR=str(base / "claude"))
     (base / "tmp").mkdir(parents=True, exist_ok=True)
     env.update(extra)
     return env

@@ -166,7 +166,9 @@ def test_an_unusable_payload_moves_to_failed_with_a_reason(tmp_path):
         run_shim("session-end", {"session_id": "s1", "cwd": str(tmp_path),
                                  "transcript_path": "/etc/shadow-does-not-exist"}, env)
         failed = Path(env["ABCD_HOME"]) / "spool" / "failed"
-        wait_for(lambda: failed.exists() and len(list(failed.glob("*.reason"))) == 3, what="3 reasons")
+        # The reason is written before the payload is moved beside it: wait for both.
+        wait_for(lambda: failed.exists() and len(list(failed.glob("*.reason"))) == 3
+                 and len(list(failed.glob("*.json"))) == 3, what="3 payloads with reasons")
         reasons = sorted(p.read_text() for p in failed.glob("*.reason"))
         assert any("not JSON" in r for r in reasons)
         assert any("not a usable id" in r for r in reasons)

@@ -91,6 +91,10 @@ def test_drain_is_served_by_the_running_daemon(tmp_path):
     (home / "config.toml").write_text("drain_interval_s = 3600\n")
     daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()
     try:
+        # The start-up work (the loop's first pass, the harness catch-up and its first
+        # coverage summary) is over once status.json carries that summary.
+        status = home / "status.json"
+        wait_for(lambda: status.exists() and '"missing"' in status.read_text(), what="start-up")
         lane = Lane(Home(env["ABCD_HOME"]), sha)
         for i in range(3):
             stage(lane, b'{"type":"user","message":{"content":"x"}}\n', CaptureMeta(session_id=f"s{i}"),

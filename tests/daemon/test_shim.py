@@ -142,13 +142,15 @@ def test_session_start_prints_the_backlog_notice_from_the_status_file(tmp_path):
     assert "daemon is not running" in err
 
 
-def test_hooks_manifest_wires_the_three_events_to_the_shim():
+def test_hooks_manifest_wires_the_five_events_to_the_shim():
     manifest = json.load(open(SHIM.parent / "hooks.json"))
     commands = {event: entry[0]["hooks"][0]["command"] for event, entry in manifest["hooks"].items()}
     assert commands == {
         "SubagentStop": '"${CLAUDE_PLUGIN_ROOT}/hooks/abcd-hook" subagent-stop',
         "SessionEnd": '"${CLAUDE_PLUGIN_ROOT}/hooks/abcd-hook" session-end',
         "SessionStart": '"${CLAUDE_PLUGIN_ROOT}/hooks/abcd-hook" session-start',
+        "Stop": '"${CLAUDE_PLUGIN_ROOT}/hooks/abcd-hook" stop',
+        "UserPromptSubmit": '"${CLAUDE_PLUGIN_ROOT}/hooks/abcd-hook" user-prompt-submit',
     }
     assert os.access(SHIM, os.X_OK)
 
@@ -280,3 +282,67 @@ def test_a_full_listen_queue_is_a_busy_daemon_not_an_absent_one(tmp_path):
     finally:
         for s in held:
             s.close()
+# -- liveness markers, coverage notice, the /clear stdin (issue 17) --------------------
+LIVE = {"session_id": "sess-2", "transcript_path": "/h/projects/-r/sess-2.jsonl", "cwd": "/r",
+        "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
+        "prompt": "deploy with token hunter2 please"}
+
+
+def spooled_payload(env, name) -> bytes:
+    return open(os.path.join(env["ABCD_HOME"], "spool", "new", name), "rb").read().split(b"\n", 1)[1]
+
+
+@pytest.mark.parametrize("event", ["stop", "user-prompt-submit"])
+def test_stop_and_user_prompt_submit_spool_a_liveness_marker_and_never_the_prompt(tmp_path, event):
+    env = env_for(tmp_path)
+    res = run_shim(event, dict(LIVE, stop_hook_active=False), env)
+    assert res.returncode == 0 and res.stdout == b""
+    [name] = spooled(env)
+    assert json.loads(spooled_payload(env, name)) == {
+        "session_id": "sess-2", "transcript_path": "/h/projects/-r/sess-2.jsonl", "cwd": "/r",
+        "hook_event_name": "UserPromptSubmit"}
+    assert b"hunter2" not in open(os.path.join(env["ABCD_HOME"], "spool", "new", name), "rb").read()
+
+
+@pytest.mark.parametrize("stdin", [b"\x00\xffgarbage", b"", b"[1, 2, 3]", b'{"session_id": "s"} trailing'])
+def test_a_liveness_payload_that_is_not_one_json_object_spools_an_empty_marker(tmp_path, stdin):
+    env = env_for(tmp_path)
+    assert run_shim("stop", stdin, env).returncode == 0
+    [name] = spooled(env)
+    assert spooled_payload(env, name) == b"{}"
+
+
+def test_session_start_notice_counts_harness_transcripts_not_stored(tmp_path):
+    env = env_for(tmp_path)
+    os.makedirs(env["ABCD_HOME"])
+    status = {"lanes": [], "missing": {"total": 4, "soonest_days_left": 3,
+                                      "reasons": {"no-repository": 2, "refused": 1, "settling": 1}}}
+    with open(os.path.join(env["ABCD_HOME"], "status.json"), "w") as f:
+        json.dump(status, f)
+    err = run_shim("session-start", {"session_id": "s", "cwd": str(tmp_path)}, env).stderr.decode()
+    assert "3 harness transcript(s) are not stored (2 no repository, 1 refused)" in err
+    assert "deletes the first of them in 3 day(s)" in err and "abcd history missing" in err
+
+
+def test_session_start_says_nothing_of_transcripts_that_are_only_settling(tmp_path):
+    env = env_for(tmp_path)
+    os.makedirs(env["ABCD_HOME"])
+    with open(os.path.join(env["ABCD_HOME"], "status.json"), "w") as f:
+        json.dump({"lanes": [], "missing": {"total": 1, "reasons": {"settling": 1}}}, f)
+    err = run_shim("session-start", {"session_id": "s", "cwd": str(tmp_path)}, env).stderr.decode()
+    assert "not stored" not in err
+
+
+def test_session_end_with_stdin_left_open_exits_0_promptly_and_spools_the_payload(tmp_path):
+    """/clear: the harness writes the SessionEnd payload and never closes the hook's
+    stdin. The hook must still exit 0 within the harness's SessionEnd budget, with the
+    payload on disk."""
+    from ..ingest.fake_claude import OpenHook
+
+    env = env_for(tmp_path)
+    payload = {"session_id": "sess-3", "transcript_path": "/h/sess-3.jsonl", "cwd": str(tmp_path),
+               "hook_event_name": "SessionEnd", "reason": "clear"}
+    code, elapsed = OpenHook(env, tmp_path, payload).finish(harness_timeout=10.0)
+    assert code == 0 and elapsed < 3.0
+    [name] = spooled(env)
+    assert json.loads(spooled_payload(env, name)) == payload

@@ -96,7 +96,8 @@ class Tmpfs:
         """Take all the space but ``leave`` bytes."""
         st = os.statvfs(self.path)
         todo = max(st.f_bavail * st.f_frsize - leave, 0)
-        # Unbuffered: a write that hits ENOSPC must not leave bytes for close() to retry.
+        # Unbuffered: a daemon writing meanwhile may take space first, and a buffered
+        # file would then raise ENOSPC again when it is closed.
         with open(self.ballast, "ab", buffering=0) as f:
             try:
                 while todo > 0:
@@ -180,10 +181,10 @@ def test_a_full_disk_under_abcd_home_sends_the_payload_to_the_fallback_spool_and
     assert len(list(fallback.glob("*.json"))) == 1
     # The daemon takes it from the fallback spool; staging on the full disk fails and
     # says so; the payload stays where it is, and nothing partial is staged.
-    wait_for(lambda: "staging failed" in daemon.read_log(), what="the staging failure")
-    # (status.json is rewritten after the intake pass that logged the failure)
-    wait_for(lambda: f"could not write {fs.path}/status.json" in daemon.read_log(),
-             what="the status write failure")
+    # Intake logs the failure, then rewrites status.json (which fails too): wait for both.
+    wait_for(lambda: "staging failed" in daemon.read_log()
+             and f"could not write {fs.path}/status.json" in daemon.read_log(),
+             what="the staging failure and the status write failure")
     log = daemon.read_log()
     assert "No space left on device" in log and "will retry" in log
     assert len(list(fallback.glob("*.json"))) == 1

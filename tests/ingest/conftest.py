@@ -4,8 +4,10 @@ cwds rewritten to real git repositories, and generated JSONL store harness trees
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -103,6 +105,15 @@ def config() -> Config:
 def write_jsonl(path: Path, records: list[dict]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def aged_transcript(path: Path, session: str, cwd, n: int = 3, *, agent: str = "",
+                    age_s: float = 60.0) -> Path:
+    """A Claude Code transcript of ``n`` lines last modified ``age_s`` seconds ago."""
+    write_jsonl(path, [claude_line(session, str(cwd), i, agent=agent) for i in range(n)])
+    when = time.time_ns() - int(age_s * 1e9)
+    os.utime(path, ns=(when, when))
     return path
 
 

@@ -136,3 +136,26 @@ def test_two_files_for_one_key_stage_once():
     p = plan([cand("/p1/s1.jsonl"), longer])
     assert [a.path for a in p.actions] == ["/p3/s1.jsonl"]
     assert [(x.path, x.reason) for x in p.report.skipped] == [("/p1/s1.jsonl", "same-key")]
+
+
+def test_a_subagent_a_hook_staged_keeps_the_hook_s_lineage_when_ingest_restages_it_grown():
+    from abcd_daemon.store.meta import CaptureMeta
+
+    index = CorpusIndex()
+    index.add_hook_lineage(CaptureMeta(
+        session_id="s1", agent_id="a1", agent_type="Explore", lineage_source="hook",
+        spawn_attribution="sidecar", spawn_depth=2, parent_agent_id="a0", spawn_tool_use_id="toolu_1"))
+    [action] = plan([cand("/p/s1/subagents/agent-a1.jsonl", agent="a1",
+                          lineage=HarnessLineage(agent_type="general-purpose"))], index=index).actions
+    assert (action.meta.lineage_source, action.meta.agent_type, action.meta.spawn_depth,
+            action.meta.parent_agent_id) == ("hook", "Explore", 2, "a0")
+
+
+def test_a_stored_hook_lineage_that_no_longer_validates_falls_back_to_the_file_s():
+    from abcd_daemon.store.meta import CaptureMeta
+
+    index = CorpusIndex()  # a parent id masked by redaction is no id at all
+    index.add_hook_lineage(CaptureMeta(session_id="s1", agent_id="a1", lineage_source="hook",
+                                       spawn_attribution="sidecar", parent_agent_id="[redacted]"))
+    [action] = plan([cand("/p/s1/subagents/agent-a1.jsonl", agent="a1")], index=index).actions
+    assert (action.meta.lineage_source, action.meta.spawn_attribution) == ("ingest", "unattributed")

@@ -190,3 +190,35 @@ async def test_the_watch_returns_when_stopped(tmp_path):
             w.start(nursery)
             await w.until(lambda: w.kinds("armed"))
             w.stop.set()
+
+
+async def test_with_a_ledger_only_files_changed_since_they_were_handed_over_are_staged(tmp_path):
+    w = Harness(tmp_path / "root")
+    known_path, changed_path = w.root / "proj" / "known.jsonl", w.root / "proj" / "changed.jsonl"
+    append(known_path, 0)
+    append(changed_path, 0)
+    st = known_path.stat()
+    ledger = {str(known_path): (st.st_size, st.st_mtime_ns), str(changed_path): (1, 1)}
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(partial(run_watch, [w.root], settle_s=SETTLE, on_settled=w.on_settled,
+                                   stop_event=w.stop, report=w.events.append, poll_s=0.05,
+                                   known=ledger.get))
+        await w.until(lambda: w.calls)
+        await trio.sleep(SETTLE * 2)
+        assert [p for p, _ in w.calls] == [str(changed_path)]
+        w.stop.set()
+
+
+async def test_a_tracked_transcript_that_is_deleted_is_reported_gone(tmp_path):
+    w = Harness(tmp_path / "root")
+    w.root.mkdir()
+    async with trio.open_nursery() as nursery:
+        w.start(nursery)
+        await w.until(lambda: w.kinds("armed"))
+        path = w.root / "proj" / "s1.jsonl"
+        append(path, 0)
+        await w.until(lambda: w.calls)
+        path.unlink()
+        await w.until(lambda: w.kinds("gone"))
+        assert [e.path for e in w.kinds("gone")] == [str(path)]
+        w.stop.set()

@@ -140,3 +140,18 @@ def test_a_sidecar_whose_raw_never_landed_is_dropped_by_the_next_stage_of_its_ke
     assert not orphan.exists()  # killed between its two writes: debris of this key
     assert other.exists()  # another key's files are not this stage's business
     assert [e.agent_id for e in list_staged(lane, now_ns=T0, ttl_s=1e9)] == ["agent-k"]
+
+
+def test_a_hook_staging_bytes_ingest_staged_first_replaces_the_lineage_in_place(lane, config):
+    raw = b'{"type":"user"}\n'
+    found = CaptureMeta(session_id="sess-1", agent_id="a1", agent_type="general-purpose",
+                        lineage_source="ingest", spawn_attribution="unattributed")
+    first = stage(lane, raw, found, config=config, now_ns=T0)
+    hooked = stage(lane, raw, sub("a1"), config=config, now_ns=T0 + 1)
+    assert hooked.wrote and hooked.entry.name == first.entry.name  # same queue position
+    [entry] = list_staged(lane, now_ns=T0, ttl_s=config.staged_ttl_s)
+    assert (entry.lineage_source, entry.agent_type) == ("hook", "Explore")
+    # …and ingest coming back with the same bytes changes nothing.
+    assert not stage(lane, raw, found, config=config, now_ns=T0 + 2).wrote
+    [entry] = list_staged(lane, now_ns=T0, ttl_s=config.staged_ttl_s)
+    assert entry.lineage_source == "hook"

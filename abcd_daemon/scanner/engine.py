@@ -44,6 +44,15 @@ _DELIM_SEARCH = 8192
 _DELIMS = re.compile(rb"""[\s"',;<>]""")
 
 
+def _to_line_end(rx, buf: bytes, m, we: int):
+    """``m``, re-matched to its line's end when it stopped at the window end ``we``
+    short of it: an unbounded token is taken whole, never cut by a window."""
+    if m.end() == we and we < len(buf) and buf[we] != 0x0A:
+        le = buf.find(b"\n", we)
+        return rx.match(buf, m.start(), len(buf) if le < 0 else le) or m
+    return m
+
+
 def _delimiter_after(buf: bytes, pos: int, n: int) -> int:
     """The offset of the first delimiter (or line end) at or after ``pos``."""
     m = _DELIMS.search(buf, pos, min(n, pos + _DELIM_SEARCH))
@@ -319,9 +328,7 @@ class Scanner:
             m = rx.search(buf, pos, le)
             if m is None:
                 return
-            if m.end() == le and le < len(buf) and buf[le] != 0x0A:
-                line_end = buf.find(b"\n", le)
-                m = rx.match(buf, m.start(), len(buf) if line_end < 0 else line_end) or m
+            m = _to_line_end(rx, buf, m, le)
             pos = max(m.end(), m.start() + 1)
             span = m.span()
             for g in range(1, c.groups + 1):
@@ -363,9 +370,7 @@ class Scanner:
 
     @staticmethod
     def _accept(c: _Compiled, buf: bytes, m: re.Match[bytes], we: int, n: int, ctx, ends: set[int]):
-        if m.end() == we and we < n and buf[we] != 0x0A:
-            le = buf.find(b"\n", we)
-            m = c.rx.match(buf, m.start(), le if le >= 0 else n) or m
+        m = _to_line_end(c.rx, buf, m, we)
         if c.word and not boundary_before(buf, m.start()) and m.start() not in ends:
             return None  # no leading boundary, unless a finding just ended there
         if c.check is not None and not c.check(buf, m, ctx):

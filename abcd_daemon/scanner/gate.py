@@ -6,16 +6,17 @@ line. One multi-pattern scan (``hyperscan``, the Vectorscan build kingfisher its
 uses) first says which patterns have a match in the buffer at all; the engine then
 tries only those around their keyword hits. Contract:
 
-- :meth:`Gate.matching` returns the indices of the patterns with at least one match
-  in ``buf``. It is a superset of what RE2 finds line by line (same syntax; ``$``
+- :meth:`Gate.matching_by_line` returns, per line, the indices of the patterns with
+  at least one match on it. It is a superset of what RE2 finds line by line (same syntax; ``$``
   and ``^`` per line; a Vectorscan match may cross a newline where RE2 never does),
   so gating never hides a finding — tested against the ungated scan;
 - a pattern Vectorscan cannot compile is never gated (always "matching"); without
   the library the gate passes everything (correct, only slower);
 - compiling ~500 patterns takes seconds, so the database is cached: per process,
   and on disk under :func:`~abcd_daemon.paths.cache_dir` keyed by the SHA-256 of the
-  patterns (a file we wrote, owner-only, read without following links; anything
-  else is ignored and rebuilt).
+  patterns (a directory verified as ``safedir`` verifies every abcd directory, a file
+  we wrote, owner-only, opened by descriptor without following links; anything else
+  is ignored and rebuilt).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+
+from .. import safedir
 from collections.abc import Sequence
 
 try:
@@ -41,19 +44,6 @@ class Gate:
     def __init__(self, patterns: Sequence[str], cache_dir: str | None = None) -> None:
         self._n = len(patterns)
         self._db, self._ungated = _database(tuple(patterns), cache_dir)
-
-    def matching(self, buf: bytes) -> set[int]:
-        """The patterns with a match anywhere in ``buf``."""
-        if self._db is None:
-            return set(range(self._n))
-        hit: set[int] = set(self._ungated)
-
-        def on_match(i, _from, _to, _flags, _ctx):
-            hit.add(i)
-            return 0
-
-        self._db.scan(buf, match_event_handler=on_match)
-        return hit
 
     def matching_by_line(self, buf: bytes) -> list[tuple[int, int, frozenset[int]]]:
         """``(line_start, line_end, patterns matching on that line)`` for each line
@@ -93,8 +83,8 @@ def _database(patterns: tuple[str, ...], cache_dir: str | None):
         return None, ()
     raw = [p.encode("latin-1", "replace") for p in patterns]
     key = hashlib.sha256(b"\0".join(raw)).hexdigest()[:32]
-    path = os.path.join(cache_dir, f"gate-{key}.hsdb") if cache_dir else None
-    cached = _load(path) if path else None
+    name = f"gate-{key}.hsdb"
+    cached = _load(cache_dir, name) if cache_dir else None
     if cached is not None:
         return cached
     ungated: list[int] = []
@@ -106,8 +96,8 @@ def _database(patterns: tuple[str, ...], cache_dir: str | None):
         db = _compile(raw, usable) if usable else None
         if db is None:
             return None, ()
-    if path:
-        _store(path, ",".join(map(str, ungated)).encode() + b"\n" + hyperscan.dumpb(db))
+    if cache_dir:
+        _store(cache_dir, name, ",".join(map(str, ungated)).encode() + b"\n" + hyperscan.dumpb(db))
     return db, tuple(ungated)
 
 
@@ -120,15 +110,24 @@ def _compile(raw: list[bytes], ids: list[int]):
     return db
 
 
-def _load(path: str):
+def _load(cache_dir: str, name: str):
+    """The cached database ``name``, or None. The directory is verified like every
+    directory abcd uses (``safedir``: ours, not writable by others, no symlink), and
+    the file must be ours and owner-only; anything else is ignored and rebuilt."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        dir_fd = safedir.open_chain(cache_dir)
     except OSError:
         return None
     try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError:
+        return None
+    finally:
+        os.close(dir_fd)
+    try:
         st = os.fstat(fd)
-        if st.st_uid != os.getuid() or st.st_mode & 0o077 or st.st_size > 64 << 20:
-            return None  # not a file we wrote: ignored, rebuilt
+        if st.st_uid != os.geteuid() or st.st_mode & 0o077 or st.st_size > 64 << 20:
+            return None
         with os.fdopen(fd, "rb") as f:
             fd = -1
             data = f.read()
@@ -144,15 +143,24 @@ def _load(path: str):
             os.close(fd)
 
 
-def _store(path: str, blob: bytes) -> None:
-    """Best effort: a cache that cannot be written is rebuilt next time."""
-    from ..fsio.atomic import atomic_write
-
+def _store(cache_dir: str, name: str, blob: bytes) -> None:
+    """Best effort, inside the verified (or newly made, 0700) directory: a temp file,
+    then a rename. A cache that cannot be written is rebuilt next time."""
     try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        st = os.lstat(os.path.dirname(path))
-        if st.st_uid != os.getuid() or st.st_mode & 0o022:
-            return
-        atomic_write(path, blob, durable=False)
-    except Exception:
+        dir_fd = safedir.open_chain(cache_dir, create=True)
+    except OSError:
         return
+    tmp = f".{name}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                     dir_fd=dir_fd)
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except OSError:
+        try:
+            os.unlink(tmp, dir_fd=dir_fd)
+        except OSError:
+            pass
+    finally:
+        os.close(dir_fd)

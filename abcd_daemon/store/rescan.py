@@ -60,15 +60,33 @@ def stale(records: list[Record], label: str) -> list[Record]:
 
 def stale_survey(home) -> tuple[str, int]:
     """``(current scanner label, stored records of every lane an older one redacted)``
-    — for ``status.json``, ``abcd daemon status`` and the session-start notice.
-    Headers are read through the records cache, so a quiet corpus costs a stat each."""
+    — for ``status.json``, ``abcd daemon status`` and the session-start notice. The
+    daemon asks after every pass, so a lane is re-read only when its ``records/``
+    directory changed (a capture, a rescan rewrite, a removal renames in it): one stat
+    per lane otherwise."""
     from ..scanner.build import current_label
     from .lane import list_lanes
 
     label = current_label()
     if not label:
         return "", 0
-    return label, sum(len(stale(list_records(lane), label)) for lane in list_lanes(home))
+    total = 0
+    for lane in list_lanes(home):
+        try:
+            stamp = os.stat(lane.records).st_mtime_ns
+        except OSError:
+            continue
+        key = str(lane.records)
+        hit = _STALE_CACHE.get(key)
+        if hit is None or hit[:2] != (stamp, label):
+            hit = (stamp, label, len(stale(list_records(lane), label)))
+            _STALE_CACHE[key] = hit
+        total += hit[2]
+    return label, total
+
+
+#: records dir -> (its mtime_ns, scanner label, stale count): stale_survey's memory.
+_STALE_CACHE: dict[str, tuple[int, str, int]] = {}
 
 
 def rescan_lane(lane: Lane, *, scanner, lock_timeout_s: float, dry_run: bool = False,

@@ -6,6 +6,15 @@ import json
 
 import msgspec
 
+from abcd_daemon.scanner.engine import Scanner
+from abcd_daemon.scanner.provider import PROVIDER_SOURCE
+
+
+def own_rules(scanner: Scanner) -> Scanner:
+    """``scanner`` with our own rules only: a provider rule may find the same example
+    in a wider span, which would hide whether OUR rule found it."""
+    return Scanner([r for r in scanner.rules if r.source != PROVIDER_SOURCE], scanner._ctx)
+
 GHP = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
 ANT = "sk-ant-api03-KLzdocJ2isAjIhKtJ0RlgLKOmxgJTeKdNnFRIBXu"
 AWS = "AKIAQYLPMN5HHHFPZAM2"

@@ -42,7 +42,7 @@ def test_the_compiled_gate_is_cached_owner_only_and_reused(tmp_path):
     cache = tmp_path / "cache"
     patterns = [r"glpat-[A-Za-z0-9_-]{20}", r"(?i)zzz[0-9]{4}"]
     gate = Gate(patterns, str(cache))
-    assert gate.matching(b"x ZZZ1234 y") == {1}
+    assert gate.matching_by_line(b"x ZZZ1234 y") == [(0, 11, frozenset({1}))]
     files = list(cache.iterdir())
     assert len(files) == 1 and files[0].stat().st_mode & 0o777 == 0o600
     from abcd_daemon.scanner import gate as gate_mod
@@ -59,4 +59,7 @@ def test_a_cache_file_someone_else_could_write_is_ignored(tmp_path):
     os.chmod(blob, 0o666)
     from abcd_daemon.scanner import gate as gate_mod
 
-    assert gate_mod._load(str(blob)) is None
+    assert gate_mod._load(str(cache), blob.name) is None
+    os.chmod(blob, 0o600)
+    os.chmod(cache, 0o777)  # a directory others could write into is refused as well
+    assert gate_mod._load(str(cache), blob.name) is None

@@ -6,19 +6,18 @@ import re
 
 import pytest
 
-from abcd_daemon.scanner.engine import Scanner
 from abcd_daemon.scanner.generic import GENERIC_RULES
-from abcd_daemon.scanner.provider import PROVIDER_SOURCE
 from abcd_daemon.scanner.rules import BUNDLED_RULES, IDENTITY_KINDS, SEVERITY_RANK
+
+from .helpers import own_rules
 
 RULES = {r.name: r for r in BUNDLED_RULES + GENERIC_RULES}
 
 
 @pytest.fixture(scope="module")
 def scanner(scanner):
-    """Our own rules only: a provider rule may find the same secret in a wider span,
-    which would hide whether OUR rule found it (the full scanner is tested elsewhere)."""
-    return Scanner([r for r in scanner.rules if r.source != PROVIDER_SOURCE], scanner._ctx)
+    """Our own rules only (the full scanner is tested elsewhere)."""
+    return own_rules(scanner)
 
 
 def _kinds(scanner, text: str) -> set[str]:

@@ -64,13 +64,10 @@ def example_scanner():
 
 
 def own_rules_scanner():
-    """Our own rules only: a provider rule may find the same example in a wider span,
-    which would hide whether the example's own rule found it."""
-    from abcd_daemon.scanner.engine import Scanner
-    from abcd_daemon.scanner.provider import PROVIDER_SOURCE
+    """The example scanner with our own rules only (see ``tests.scanner.helpers``)."""
+    from ..scanner.helpers import own_rules
 
-    full = example_scanner()
-    return Scanner([r for r in full.rules if r.source != PROVIDER_SOURCE], full._ctx)
+    return own_rules(example_scanner())
 
 
 def secret_span(scanner, rule: Rule, example: str) -> bytes | None:

@@ -31,6 +31,9 @@ import tempfile
 import uuid as uuidlib
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from abcd_daemon.scanner.values import base62_checksum  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 KB = 1000
 MB = 1000 * 1000
@@ -214,7 +217,8 @@ class TranscriptMaker:
         self.planted += 1
         kind = r.randrange(9)
         if kind == 0:
-            return f'export GITHUB_TOKEN=ghp_{self._id(36)}'
+            body = self._id(30)
+            return f'export GITHUB_TOKEN=ghp_{body}{base62_checksum(body.encode()).decode()}'
         if kind == 1:
             return f'ANTHROPIC_API_KEY="sk-ant-api03-{self._id(80)}"'
         if kind == 2:

@@ -36,6 +36,7 @@ import msgspec  # noqa: E402
 
 from abcd_daemon.errors import RedactionResidual, ScanDeadline  # noqa: E402
 from abcd_daemon.scanner import Identity, build_scanner, redact_text  # noqa: E402
+from abcd_daemon.scanner.values import base62_checksum  # noqa: E402
 
 SEED = 20260412
 TARGET_BYTES = 10 * 1024 * 1024
@@ -52,6 +53,12 @@ def _r(rng: random.Random, n: int, alphabet: str = ALNUM) -> str:
     return "".join(rng.choice(alphabet) for _ in range(n))
 
 
+def _gh(rng: random.Random, prefix: str) -> str:
+    """A GitHub token in its issued format: 30 random base62 bytes and their checksum."""
+    body = _r(rng, 30)
+    return prefix + body + base62_checksum(body.encode()).decode()
+
+
 def _pem(rng: random.Random, closed: bool) -> tuple[str, str]:
     body = [_r(rng, 64, B64) for _ in range(rng.randint(8, 20))]
     text = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(body)
@@ -64,8 +71,8 @@ def secret(rng: random.Random, kind: str) -> tuple[str, str]:
     """``(text to plant, needle that must not survive)`` for one planted kind."""
     hexd = "0123456789abcdef"
     tokens = {
-        "ghp": "ghp_" + _r(rng, 36), "gho": "gho_" + _r(rng, 38), "ghu": "ghu_" + _r(rng, 36),
-        "ghs": "ghs_" + _r(rng, 36), "ghr": "ghr_" + _r(rng, 40),
+        "ghp": _gh(rng, "ghp_"), "gho": _gh(rng, "gho_"), "ghu": _gh(rng, "ghu_"),
+        "ghs": _gh(rng, "ghs_"), "ghr": _gh(rng, "ghr_"),
         "github_pat": "github_pat_" + _r(rng, 22) + "_" + _r(rng, 59),
         "anthropic": "sk-ant-api03-" + _r(rng, 80, ALNUM + "-_"), "openai_proj": "sk-proj-" + _r(rng, 48),
         "openai_svc": "sk-svcacct-" + _r(rng, 48), "openai_admin": "sk-admin-" + _r(rng, 48),

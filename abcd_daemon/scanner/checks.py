@@ -13,7 +13,8 @@ import re
 from collections.abc import Callable
 
 from . import network
-from .values import HARNESS_ID_PREFIXES, is_placeholder, looks_secret, random_shaped
+from .shapes import bare_random, prefixed_body
+from .values import HARNESS_ID_PREFIXES, bad_checksum, is_placeholder, looks_secret, random_shaped
 from .escapes import ALNUM, boundary_after, boundary_before
 
 _SEGMENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -206,9 +207,10 @@ def cli_password(buf, m, ctx) -> bool:
 
 
 def token_shaped(buf, m, ctx) -> bool:
-    """A prefixed random token: not a harness id, and its body reads as random."""
+    """A prefixed random token: not a harness id, not a checksummed token whose
+    checksum is wrong, and its body reads as random."""
     prefix = buf[m.start() : m.start(1)].lower()
-    return prefix not in HARNESS_ID_PREFIXES and random_shaped(m.group(1))
+    return prefix not in HARNESS_ID_PREFIXES and random_shaped(m.group(1)) and not bad_checksum(m.group(0))
 
 
 def not_public(buf, m, ctx) -> bool:
@@ -247,6 +249,8 @@ _PUBLIC_NAME = re.compile(rb"(?i)public|pub[_-]?key|publishable")
 
 CHECKS: dict[str, Callable] = {
     "token_shaped": token_shaped,
+    "bare_random": bare_random,
+    "prefixed_body": prefixed_body,
     "cookie_value": cookie_value,
     "not_public": not_public,
     "flag_value": flag_value,

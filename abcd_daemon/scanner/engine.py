@@ -21,19 +21,26 @@ Never raises on arbitrary bytes; ``tick`` (the deadline) is called every
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from collections.abc import Callable, Sequence
 
 from .checks import CHECKS, Context
 from .gate import Gate
-from .escapes import after_escape, align_to_units, backslash_run, boundary_before
+from .escapes import after_escape, align_to_units, backslash_run, boundary_before, spaced
 from .linear import compile_linear
 from .pem import consume_block
 from .prefilter import VIEW, Prefilter
 from .rules import IDENTITY_KINDS, PEM_KIND, PLACEHOLDERS, Rule
 from .values import already_masked, is_placeholder
 from .views import view_ranges, views_for
+
+#: Kinds of the shape-only generic rules (``generic``: bare_token, prefixed_body).
+FALLBACK_KINDS = frozenset({"token:bare", "token:prefixed_body"})
+#: A shape rule's span yields to other rules' spans that leave at most this many
+#: of its bytes uncovered (``gho_…_old``: the GitHub rule's finding, not a bare one).
+FALLBACK_SLACK = 8
 
 _TICK_EVERY = 1024
 #: A provider rule is searched from this many bytes before its keyword hit …
@@ -51,6 +58,42 @@ def _to_line_end(rx, buf: bytes, m, we: int):
         le = buf.find(b"\n", we)
         return rx.match(buf, m.start(), len(buf) if le < 0 else le) or m
     return m
+
+
+def _yield_fallbacks(spans: list, fallback: frozenset[int]) -> list:
+    """``spans`` (sorted ``(start, -end, prio, ci, block)``) without the fallback
+    rules' spans that other rules' spans cover but for ``FALLBACK_SLACK`` bytes."""
+    others = [(s, -ne) for s, ne, _, ci, _ in spans if ci not in fallback]
+    if len(others) == len(spans):
+        return spans
+    starts = [s for s, _ in others]
+    kept = []
+    for h in spans:
+        if h[3] in fallback:
+            s, e = h[0], -h[1]
+            covered, pos = 0, s
+            for os_, oe in others[bisect.bisect_left(starts, s - 65536) : bisect.bisect_left(starts, e)]:
+                lo, hi = max(os_, pos), min(oe, e)
+                if hi > lo:
+                    covered += hi - lo
+                    pos = hi
+            if covered and e - s - covered <= FALLBACK_SLACK:
+                continue
+        kept.append(h)
+    return kept
+
+
+def _line_spans(buf: bytes) -> list[tuple[int, int]]:
+    """``(start, end)`` of each line of ``buf`` (``end`` at its newline or the end)."""
+    out, pos, n = [], 0, len(buf)
+    while pos <= n:
+        end = buf.find(b"\n", pos)
+        if end < 0:
+            end = n
+        if end > pos:
+            out.append((pos, end))
+        pos = end + 1
+    return out
 
 
 def _delimiter_after(buf: bytes, pos: int, n: int) -> int:
@@ -84,13 +127,16 @@ GATED_SOURCES = frozenset({"provider", "generic"})
 
 
 class _Compiled:
-    __slots__ = ("rule", "rx", "check", "back", "reach", "anchor", "anchor_set", "word", "match_only", "is_pem",
+    __slots__ = ("rule", "rx", "linear", "check", "back", "reach", "anchor", "anchor_set", "word", "match_only", "is_pem",
                  "near", "near_count", "clip", "literal", "whole_line", "groups")
 
     def __init__(self, rule: Rule) -> None:
         flags = re.IGNORECASE if rule.ignorecase else 0
         self.rule = rule
-        if rule.source in LINEAR_SOURCES:
+        # Linear rules are matched on the buffer's ``spaced`` copy (escaped
+        # whitespace read as whitespace); abcd's own rules judge escapes themselves.
+        self.linear = rule.source in LINEAR_SOURCES
+        if self.linear:
             self.rx = compile_linear(rule.regex, rule.ignorecase)
         else:
             self.rx = re.compile(rule.regex.encode("utf-8"), flags)
@@ -140,6 +186,10 @@ class Scanner:
         self._gate = Gate([self.rules[i].regex for i in self._gated], gate_cache) if self._gated else None
         self._gated_set = frozenset(self._gated)
         self._gated_pos = {ci: j for j, ci in enumerate(self._gated)}
+        #: Shape-only rules: a finding of theirs that overlaps any other rule's is
+        #: dropped — the rule that knows the token's format labels it (and its
+        #: severity decides), the shape rule covers only what nothing else saw.
+        self._fallback = frozenset(i for i, r in enumerate(self.rules) if r.kind in FALLBACK_KINDS)
         self._home: tuple[int, _Compiled] | bool | None = None  # home_sweep's rule, lazily
         # Equal spans: identity kinds first (PLACEHOLDERS order), then table order.
         order = {k: i for i, k in enumerate(PLACEHOLDERS)}
@@ -202,6 +252,8 @@ class Scanner:
             if e > s:
                 spans.append((s, -e, prio[ci], ci, block))
         spans.sort(key=lambda h: h[:3])
+        if self._fallback:
+            spans = _yield_fallbacks(spans, self._fallback)
         out: list[Finding] = []
         max_end = -1
         for s, neg_e, _, ci, block in spans:
@@ -215,12 +267,13 @@ class Scanner:
     def _scan_buffer(self, buf: bytes, tick, marks: list[int] | None) -> list:
         n = len(buf)
         hits = self._pf.find(buf.lower())
+        sbuf = spaced(buf)  # what linear rules (and so the gate) read: same offsets
         owners = self._pf.owner_table
         comp = self._comp
         # The gate, per line: a gated rule is tried only on a line where Vectorscan
         # says it matches (``lines`` holds the lines where any does, in order).
         gated = self._gated_set
-        lines = self._gate.matching_by_line(buf) if self._gate is not None else []
+        lines = self._gate.matching_by_line(sbuf) if self._gate is not None else []
         li = 0
         line_start, line_end, allowed = lines[0] if lines else (0, -1, frozenset())
         gated_pos = self._gated_pos
@@ -250,6 +303,7 @@ class Scanner:
                     if s < line_start or line_end < 0 or gated_pos[ci] not in allowed:
                         continue  # no match of this rule on the hit's line
                 c = comp[ci]
+                b = sbuf if c.linear else buf
                 if c.whole_line:
                     # The hit's neighbourhood of its line: PROVIDER_BACK before it, and
                     # PROVIDER_REACH after, widened to the next delimiter so a token is
@@ -263,7 +317,7 @@ class Scanner:
                     if le < 0:
                         le = _delimiter_after(buf, min(n, e + PROVIDER_REACH), n)
                     done[ci] = le
-                    self._line_matches(c, ci, buf, ls, le, out, ends, ctx)
+                    self._line_matches(c, ci, sbuf, ls, le, out, ends, ctx)
                     continue
                 if c.literal and cov_s <= s and e <= cov_e and e - s < cov_e - cov_s:
                     continue  # a literal inside a longer span just found: that span masks it
@@ -293,7 +347,7 @@ class Scanner:
                     nl = buf.find(b"\n", s, we)
                     if nl >= 0:
                         we = nl
-                m, span = self._try(c, buf, ws, s, we, n, ctx, ends)
+                m, span = self._try(c, b, ws, s, we, n, ctx, ends)
                 if m is None:
                     if span > done[ci]:
                         done[ci] = span  # hits inside a rejected run would retry the same run
@@ -306,13 +360,20 @@ class Scanner:
                     le = buf.find(b"\n", m.end())
                     block = consume_block(buf, m.start(), m.end(), le if le >= 0 else n)
                 out.append((span[0], span[1], ci, block))
-        any_line = frozenset().union(*(a for _, _, a in lines)) if lines else frozenset()
+        # Rules with no keyword: tried on each line the gate names for them (every
+        # line when ungated), one line at a time — RE2's ``$`` holds only at the end
+        # of what it is given, and a pattern never matches a newline.
         for ci in self._every_line:
-            if ci in gated and gated_pos[ci] not in any_line:
-                continue
             if tick is not None:
                 tick()
-            self._line_matches(comp[ci], ci, buf, 0, n, out, ends, ctx)
+            c = comp[ci]
+            if ci in gated and self._gate is not None:
+                j = gated_pos[ci]
+                spans = [(ls_, le_) for ls_, le_, allowed_ in lines if j in allowed_]
+            else:
+                spans = _line_spans(sbuf)
+            for ls_, le_ in spans:
+                self._line_matches(c, ci, sbuf, ls_, le_, out, ends, ctx)
         return out
 
     @staticmethod
@@ -336,10 +397,10 @@ class Scanner:
                 if ge > gs >= 0:
                     span = (gs, ge)
                     break
+            if span[1] <= span[0] or (c.check is not None and not c.check(buf, m, ctx)):
+                continue  # (the check first: shape rules reject most candidates cheaply)
             value = buf[span[0] : span[1]]
-            if span[1] <= span[0] or already_masked(value) or is_placeholder(value):
-                continue
-            if c.check is not None and not c.check(buf, m, ctx):
+            if already_masked(value) or is_placeholder(value):
                 continue
             out.append((span[0], span[1], ci, None))
             ends.add(span[1])

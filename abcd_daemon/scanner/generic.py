@@ -2,7 +2,8 @@
 
 A secret without a provider's prefix is still recognisable by where it stands:
 after a secret-ish NAME — one containing key, token, secret, pass, pwd, cred, auth
-or api, in any case and with any separator — in every syntax a transcript carries,
+or api, or having pat, pin, otp or pw as a whole segment (``azure_devops_pat``), in
+any case and with any separator — in every syntax a transcript carries,
 or in a header, a command line or a sentence that says what it is. Each rule here
 finds the candidate; the value gate (``values.looks_secret``, through the checks
 ``secret_value`` / ``prose_secret``) decides, so words, numbers, dates, paths, code
@@ -19,7 +20,15 @@ starred whole, since their name still matches after masking):
 - ``auth_header``: ``Authorization: Bearer|Basic|token|… v`` (any scheme, or none);
 - ``bearer_token``: a bare ``Bearer v`` (curl arguments, logs);
 - ``prose_secret``: "the password is v", "my API key: v", "token was v";
-- ``jwt_base64``: a JWT wrapped in base64 (``ZXlK…``, the encoding of ``eyJ``).
+- ``jwt_base64``: a JWT wrapped in base64 (``ZXlK…``, the encoding of ``eyJ``);
+- ``url_token``: a URL whose userinfo is one random token (a Sentry DSN's key);
+- ``prose_login``: "login with admin / v";
+- ``prefixed_token``, ``prefixed_body``, ``bare_token``: tokens recognised by shape
+  alone — a prefix and a random base62 body; a prefix and a hex, upper-case or UUID
+  body; a bare mixed-case random run between delimiters (``shapes``). These three
+  have no keyword; the shape rules yield to any other rule that found the same
+  token (``engine.FALLBACK_KINDS``), and the checks let ids, digests, paths, names,
+  public keys and base64 file contents through.
 URL userinfo in any scheme and JWTs of any length are bundled rules
 (``url_credentials``, ``jwt_shaped``).
 """
@@ -32,7 +41,16 @@ GENERIC_SOURCE = "generic"
 #: The words that make a name secret-ish (lower-case; matched case-insensitively).
 SECRET_WORDS = ("key", "token", "secret", "pass", "pwd", "cred", "auth", "api")
 _WORDS = "(?:" + "|".join(SECRET_WORDS) + ")"
-_NAME = r"[a-z0-9_.\-]{0,64}" + _WORDS + r"[a-z0-9_.\-]{0,64}"
+#: Short words that make a name secret-ish only as a whole segment of it
+#: (``azure_devops_pat``, ``--ext-pat``; never ``path`` or ``compat``).
+SEGMENT_WORDS = ("pat", "pin", "otp", "pw")
+_SEGMENT = "(?:" + "|".join(SEGMENT_WORDS) + ")"
+_SEG = r"[_.\-]"
+_NAME = (r"(?:[a-z0-9_.\-]{0,64}" + _WORDS + r"[a-z0-9_.\-]{0,64}"
+         r"|(?:[a-z0-9_.\-]{0,64}" + _SEG + r")?" + _SEGMENT + r"(?:" + _SEG + r"[a-z0-9_.\-]{0,64})?)")
+#: Keywords of the segment words: the word and a separator on either side.
+_SEGMENT_KEYS = tuple(f"{sep}{w}" for w in SEGMENT_WORDS for sep in "_-.") + tuple(
+    f"{w}{sep}" for w in SEGMENT_WORDS for sep in "_-")
 _Q = r"""(?:\\{0,3}["'`])?"""  # a quote, plain or JSON-escaped up to three times
 _VALUE = r"""([^\s"'`\\,;<>(){}\[\]&|]{6,})"""
 _CLIENTS = ("mysql", "mariadb", "sshpass", "sqlcmd", "mongo", "redis-cli", "isql", "pg_dump", "psql")
@@ -51,7 +69,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
         negative=("Authorization: Bearer $TOKEN", "authorization: required", "Authorization: Bearer <token>"),
     ),
     Rule(
-        name="secret_assignment", kind="secret:assignment", severity=WARN, keywords=SECRET_WORDS,
+        name="secret_assignment", kind="secret:assignment", severity=WARN, keywords=SECRET_WORDS + _SEGMENT_KEYS,
         regex=r"(?i)" + _NAME + _Q + r"[ \t]{0,4}(?:=>|:=|\+=|=|:)[ \t]{0,4}" + _Q
               + r"(?:(?:basic|bearer|token|bot)[ \t]+)?" + _VALUE,
         group=1, back=80, reach=420, boundary="", check="not_public", source=GENERIC_SOURCE,
@@ -65,8 +83,9 @@ GENERIC_RULES: tuple[Rule, ...] = (
                   '{"type": "started", "key": "v2:hash0"}', 'DEPLOY_PUBLIC_KEY="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIfGPvGHRPDUW"', "API_KEY=%API_KEY%"),
     ),
     Rule(
-        name="secret_flag", kind="secret:flag", severity=WARN, keywords=SECRET_WORDS,
-        regex=r"(?i)--?" + r"[a-z0-9_.\-]{0,40}" + _WORDS + r"[a-z0-9_.\-]{0,40}[ \t]+" + _Q + _VALUE,
+        name="secret_flag", kind="secret:flag", severity=WARN, keywords=SECRET_WORDS + _SEGMENT_KEYS,
+        regex=r"(?i)--?(?:[a-z0-9_.\-]{0,40}" + _WORDS + r"[a-z0-9_.\-]{0,40}|(?:[a-z0-9_.\-]{0,40}" + _SEG + r")?"
+              + _SEGMENT + r"(?:" + _SEG + r"[a-z0-9_.\-]{0,40})?)[ \t]+" + _Q + _VALUE,
         group=1, back=48, reach=380, boundary="", check="flag_value", source=GENERIC_SOURCE,
         positive=(f"deploy --api-token {_A40}", "vault login --password 'Tr0ub4dor-77x'"),
         negative=("--token-file ~/.config/x", "--auth-type basic", "--api-version 2024-01-01", "--password-stdin",
@@ -110,6 +129,34 @@ GENERIC_RULES: tuple[Rule, ...] = (
                   "release-2024-01-01-abcdefghij", "ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"),
     ),
     Rule(
+        # A token pasted bare: 24+ bytes of base62 holding an upper-case letter and a
+        # digit (so ids, words and UUIDs never reach the check), between delimiters,
+        # judged by its shape alone (``shapes.bare_random``). No keyword: tried on
+        # every line the gate says it matches.
+        name="bare_token", kind="token:bare", severity=WARN, keywords=(),
+        regex=r"(?:^|[\s\"'`(\[=:,>|])([A-Za-z0-9](?:[A-Za-z0-9+/_\-.]*(?:[A-Z][A-Za-z0-9+/_\-.]*[0-9]|[0-9][A-Za-z0-9+/_\-.]*[A-Z]))[A-Za-z0-9+/_\-.]*[A-Za-z0-9]={0,2})(?:$|[\s\"'`),\]<;&|}\\])",
+        group=1, boundary="", check="bare_random", source=GENERIC_SOURCE,
+        positive=("LTAIfCsdybRXMAXPn4hHNyY2  (created today)", 'client = Client("fnAOa6YQn0GWj_F-2mDgfuWxW4ruuuupTIAyD4d3")',
+                  "- IQoJb3JpZ2luX2VjD2ICGWSOhEpy633JlbatN2wVXjj9/0KVxipuMVsdENLd2rMH54ZzwK0zHn9lQTWkCv/yzDefJR"),
+        negative=('"signature":"EqQBCkYIBxgCKkB1d2vZx7Qk3mP9sT2uV8wY4zA6bC"', "see /work/main/abcd_daemon/scanner/engine.py",
+                  '{"id":"toolu_01Xk29qLm7Tz4vBn8RcW1yHs5d"}', "src=data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB",
+                  "test_handlesUTF8EncodedInput2AndMore", "d8724d95-7c2f-47bb-9211-6523d81e88c2"),
+    ),
+    Rule(
+        # A provider-style prefix, then a body no name-like run could be: 32+ hex,
+        # 20+ upper-case letters and digits, or a UUID (key-…, NRAK-…, sdk-<uuid>).
+        # Judged by ``shapes.prefixed_body``; no keyword: tried on gated lines.
+        name="prefixed_body", kind="token:prefixed_body", severity=WARN, keywords=(),
+        regex=r"\b(?:[A-Za-z0-9][A-Za-z0-9]{1,15}(?:[_.\-$][A-Za-z0-9]{1,20}){0,2}?[_.\-$])"
+              r"((?:[0-9a-f]{32,}|[0-9A-F]{32,}|[0-9A-Z]{20,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+              r"(?:[_.\-][A-Za-z0-9]{1,64}){0,2})\b",
+        group=1, boundary="", check="prefixed_body", source=GENERIC_SOURCE,
+        positive=("- key-3a347f9fe5031c7f20822ba2c0b26eac", "NRAK-7SFYOUTT1S0Y5TZ5Q7LVZ50GMSM  (created)",
+                  'client = Client("xaat-19addd61-976e-4a7e-8921-f32ce1ef19e7")'),
+        negative=("commit-3a347f9fe5031c7f20822ba2c0b26eac1234abcd", "session-d8724d95-7c2f-47bb-9211-6523d81e88c2",
+                  "sha256-" + "ab" * 32, "ORDER-00000000000000000000", "v1.0-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+    ),
+    Rule(
         # Incoming-webhook URLs carry their secret in the path (Discord, Teams, …):
         # everything after the webhook segment is masked, ids included.
         name="webhook_url", kind="secret:webhook_url", severity=WARN, keywords=("webhook",),
@@ -133,6 +180,28 @@ GENERIC_RULES: tuple[Rule, ...] = (
         group=1, reach=4200, boundary="word", check="cookie_value", source=GENERIC_SOURCE,
         positive=("Cookie: sessionid=huwfmu6pqru3a8sxw9pd0dis4at8ehp5; csrftoken=DDnY8MUafYp1HcJj2j7iGBiRoBfvGWG5",),
         negative=("cookie: see the docs for how sessions work",),
+    ),
+    Rule(
+        # A URL whose userinfo is one random token (a Sentry DSN's key, a Git
+        # remote's token, ``https://<token>@host``): no password part, so
+        # ``url_credentials`` does not see it. Judged by the value gate.
+        name="url_token", kind="secret:url_token", severity=WARN, keywords=("://",),
+        regex=r"[A-Za-z][A-Za-z0-9+.\-]{0,15}:(?:\\{0,7}/){2}([A-Za-z0-9_\-~.]{20,256})@[A-Za-z0-9\-]",
+        group=1, back=24, reach=300, boundary="", check="secret_value", source=GENERIC_SOURCE,
+        positive=("https://fe6845f228b59adf3dbde37a85e7f254@o176928.ingest.sentry.io/8192675",
+                  f"git clone https://{_A40}@github.com/acme/api.git"),
+        negative=("https://git@github.com/acme/api.git", "ssh://deploy-user-for-production@build.example.com/x"),
+    ),
+    Rule(
+        # "login with admin / hunter2-Xk29": a user and a password, said in prose.
+        name="prose_login", kind="secret:prose_login", severity=WARN,
+        keywords=("login", "log in", "sign in", "signin", "credentials", "creds", "user/pass", "username/password"),
+        regex=r"(?i)(?:log[ \t]?in|sign[ \t]?in|credentials?|creds|user(?:name)?/pass(?:word)?)[ \t:]{1,4}"
+              r"(?:(?:with|is|are|as|use|using)[ \t]+)?[\"'`]?[A-Za-z0-9_.@+\-]{1,64}[\"'`]?[ \t]{0,3}[/:][ \t]{0,3}[\"'`]?"
+              r"([^\s\"'`\\]{5,127}[^\s\"'`\\.,;:!?)])",
+        group=1, back=24, reach=300, boundary="word", check="prose_secret", source=GENERIC_SOURCE,
+        positive=("login with admin / cobalt24.n7PpeG*GS", "sign in as deploy / Zq8mR2kW4xT7"),
+        negative=("login with admin / the usual one", "sign in with Google / GitHub"),
     ),
     Rule(
         name="jwt_base64", kind="token:jwt_base64", severity=WARN, keywords=("zxlk",),

@@ -37,7 +37,11 @@ def compile_linear(pattern: str, ignorecase: bool = False):
     except UnicodeEncodeError:
         raw = pattern.encode("utf-8")
     try:
-        return re2.compile(raw, _OPTIONS_I if ignorecase else _OPTIONS)
+        # ``(?m)``: ``^`` and ``$`` hold at line boundaries, as the gate (Vectorscan,
+        # HS_FLAG_MULTILINE) judges them — and as a line judged alone would: RE2 never
+        # lets ``$`` hold at an ``endpos`` short of the text's end, nor ``\s`` take
+        # the newline (``never_nl``), so without it a token at a line's end is missed.
+        return re2.compile(b"(?m)" + raw, _OPTIONS_I if ignorecase else _OPTIONS)
     except re2.error as exc:
         reason = exc.args[0] if exc.args else exc
         if isinstance(reason, bytes):

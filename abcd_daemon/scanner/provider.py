@@ -134,6 +134,7 @@ def _load(path: str, _size: int, _mtime_ns: int) -> RulesetInfo:
 def _rule(entry: _Entry) -> Rule:
     pattern = unverbose(entry.pattern) if _VERBOSE.match(entry.pattern) else entry.pattern
     pattern = _BIG_REPEAT.sub(_unbound, pattern)
+    pattern = widen_terminators(pattern)
     literals = required_literals(pattern)
     return Rule(
         name=entry.id,
@@ -154,6 +155,25 @@ _RE2_MAX_REPEAT = 1000
 
 def _unbound(m: re.Match[str]) -> str:
     return "{%s,}" % m.group(1) if int(m.group(2)) > _RE2_MAX_REPEAT else m.group(0)
+
+
+#: The token terminators the betterleaks set writes after a secret (whitespace,
+#: ``;``, a quote, an escaped newline, the end) …
+_TERMINATORS = (r"[\s;]|\\[nr]|$", r"""[\x60'"\s;]|\\[nr]|$""")
+#: … widened by the punctuation that ends a token in a URL's query (``&``), JSON
+#: and code (``,`` ``)`` ``}`` ``]``), markup (``<`` ``>``) and tables (``|``). None is
+#: a byte any of those secrets' bodies can hold, so the rule still never takes a
+#: prefix of a longer token.
+_MORE_TERMINATORS = "&,)<>}\\]|"
+
+
+def widen_terminators(pattern: str) -> str:
+    """``pattern`` with its trailing terminator class (see ``_TERMINATORS``) widened."""
+    for t in _TERMINATORS:
+        if t in pattern:
+            cls_end = t.index("]")
+            pattern = pattern.replace(t, t[:cls_end] + _MORE_TERMINATORS + t[cls_end:])
+    return pattern
 
 
 def unverbose(pattern: str) -> str:

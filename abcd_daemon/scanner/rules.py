@@ -107,7 +107,7 @@ class Rule:
 
 
 # Example bodies (random, never real credentials).
-_A36 = "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+_A36 = "u8jzPde0IgxLd6GncfBAepfJBd0Kh8024xXH"
 _A40 = "KLzdocJ2isAjIhKtJ0RlgLKOmxgJTeKdNnFRIBXu"
 _A20 = "kNhFdnXsiVpzz63FfkCz"
 _A35 = "Jr4i0B3JrTAwR4y9ojfljoQoaF1LlqsajAI"

@@ -10,7 +10,10 @@ Three predicates, all pure over the candidate value's bytes:
   that name themselves (``example``, ``placeholder``, ``your_…``, ``changeme``,
   ``dummy``, ``redacted``), template references (``${VAR}``, ``$VAR``, ``{{ x }}``,
   ``<your-token>``, ``%(x)s``), and runs of one or two characters (``XXXX…``,
-  ``****``, ``0000…``).
+  ``****``, ``0000…``), and tokens that are structurally invalid: a GitHub
+  (``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_``) or npm (``npm_``) token of its
+  exact length whose CRC32 checksum does not match (:func:`bad_checksum`) — a
+  fixture or a typo, never a credential GitHub or npm issued.
 - :func:`looks_secret` — the generic detectors' shape and entropy gate: a value next
   to a secret-ish name is masked unless it reads as something else — a number, a
   version or a date, a boolean or null, a path or a URL, a code reference
@@ -23,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 import urllib.parse
+import zlib
 from collections import Counter
 
 #: Documented example credentials (provider docs, SDK samples): never real.
@@ -35,8 +39,9 @@ EXAMPLE_SECRETS = frozenset({
     b"pk_test_TYooMQauvdEDq54NiTphI7jx",
     b"xoxb-not-a-real-token-this-will-not-work",
 })
+#: Matched against the lower-cased value (faster than an ``(?i)`` search).
 _NAMED = re.compile(
-    rb"(?i)example|placeholder|your[_-]|your(?:own)?(?:api|access|secret|auth|app|token|key|pass|client|private)"
+    rb"example|placeholder|your[_-]|your(?:own)?(?:api|access|secret|auth|app|token|key|pass|client|private)"
     rb"|changeme|change[_-]me|dummy|redacted|replace[_-]?me|insert[_-]|<[^>]{1,64}>|\$\{[^}]{1,64}\}"
     rb"|\{\{[^}]{0,64}\}\}|%\([a-z_]+\)s|^\$[A-Za-z_][A-Za-z0-9_]*$|^%[A-Za-z_][A-Za-z0-9_]*%$|^xxx|xxxx|\.\.\.|\xe2\x80\xa6"
 )
@@ -55,10 +60,34 @@ def already_masked(value: bytes) -> bool:
 
 
 def is_placeholder(value: bytes) -> bool:
-    """A value that stands for a secret (documented, named, templated, or a run)."""
+    """A value that stands for a secret (documented, named, templated, a run, or a
+    checksummed token whose checksum is wrong)."""
     if value in EXAMPLE_SECRETS or (len(value) >= 4 and len(set(value)) <= 2):
         return True
-    return _NAMED.search(value) is not None
+    return _NAMED.search(value.lower()) is not None or bad_checksum(value)
+
+
+#: GitHub's and npm's token format: a prefix, 30 random base62 bytes, then the
+#: CRC32 of those 30 as 6 base62 digits (github.blog, 2021-04-05; npm, 2021-09-23).
+_CHECKSUMMED = re.compile(rb"(?:gh[pousr]|npm)_([A-Za-z0-9]{30})([A-Za-z0-9]{6})")
+_BASE62 = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def base62_checksum(body: bytes) -> bytes:
+    """The 6 base62 digits GitHub and npm append to a token's 30 random bytes."""
+    n = zlib.crc32(body)
+    out = bytearray()
+    while n:
+        n, r = divmod(n, 62)
+        out.append(_BASE62[r])
+    return bytes(reversed(out)).rjust(6, b"0")
+
+
+def bad_checksum(value: bytes) -> bool:
+    """``value`` is exactly a GitHub/npm token (prefix, 30 + 6 base62 bytes) and its
+    last 6 bytes are not the checksum of the 30 before them."""
+    m = _CHECKSUMMED.fullmatch(value)
+    return m is not None and base62_checksum(m.group(1)) != m.group(2)
 
 
 def entropy(value: bytes) -> float:

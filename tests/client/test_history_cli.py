@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L51FrUkr"
 LINE = '{"type":"user","message":{"role":"user","content":"deploy with %s"}}\n' % TOKEN
 
 

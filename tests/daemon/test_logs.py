@@ -46,7 +46,7 @@ def test_a_message_or_traceback_carrying_line_breaks_stays_on_abcds_lines():
 def test_an_unexpected_error_on_unredacted_input_is_logged_without_its_message():
     stream = io.StringIO()
     log = _logger(stream)
-    secret = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+    secret = "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"
     try:
         {}[secret]
     except KeyError as exc:

@@ -24,7 +24,7 @@ from ..daemon.procs import DaemonProc, env_for, run_shim, shim_log, wait_for
 
 RSS_BOUND = 96 << 20
 SESSION = "5a9221e2-0000-4000-8000-00000000f00d"
-GHP = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+GHP = "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"
 
 
 def line(text: str, n: int = 0, agent: str = "") -> bytes:

@@ -15,7 +15,7 @@ def own_rules(scanner: Scanner) -> Scanner:
     in a wider span, which would hide whether OUR rule found it."""
     return Scanner([r for r in scanner.rules if r.source != PROVIDER_SOURCE], scanner._ctx)
 
-GHP = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+GHP = "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"
 ANT = "sk-ant-api03-KLzdocJ2isAjIhKtJ0RlgLKOmxgJTeKdNnFRIBXu"
 AWS = "AKIAQYLPMN5HHHFPZAM2"
 PEM_BODY = [

@@ -96,7 +96,7 @@ def test_a_generic_account_name_is_only_an_account_where_it_stands(root):
 
 
 def test_home_counters_are_separate_from_secrets(me):
-    raw = json.dumps({"a": "/Users/me/x /home/zed/y ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}).encode()
+    raw = json.dumps({"a": "/Users/me/x /home/zed/y 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"}).encode()
     out = redact_text(me, raw)
     assert (out.home_paths, out.secrets) == (2, 1)
 

@@ -7,6 +7,7 @@ import re
 
 from abcd_daemon.scanner.engine import Scanner
 from abcd_daemon.scanner.linear import compile_linear
+from abcd_daemon.scanner.values import is_placeholder
 from abcd_daemon.scanner.literals import required_literals
 from abcd_daemon.scanner.provider import load_ruleset
 
@@ -63,5 +64,6 @@ def test_the_prefiltered_scan_equals_running_every_provider_rule_on_every_line(s
         rx = compile_linear(r.regex)
         for m in rx.finditer(text):
             g = next(((s, e) for s, e in (m.span(i) for i in range(1, rx.groups + 1)) if e > s >= 0), m.span())
-            brute.add(g)
+            if not is_placeholder(text[g[0] : g[1]]):  # by contract never a finding (a bad checksum)
+                brute.add(g)
     assert brute - fast == set() or all(any(a <= s and e <= b for a, b in fast) for s, e in brute - fast)

@@ -17,7 +17,7 @@ from abcd_daemon.store.records import list_records, read_body
 
 SHA = "c" * 40
 T0 = 1_767_225_600 * 10**9
-TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O50Zb5Hm"
 LINE = b'{"type":"user","message":{"role":"user","content":"hello"}}\n'
 #: An addition whose regex still matches its own masked output (first 3 / last 2 kept):
 #: the fail-closed stage two must refuse it.

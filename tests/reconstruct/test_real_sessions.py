@@ -3,7 +3,6 @@ reconstructed from the store; and the artefact's self-containment and determinis
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -13,52 +12,22 @@ from pathlib import Path
 
 from abcd_daemon.reconstruct import ReconstructOptions, reconstruct
 from abcd_daemon.store.lane import Lane
-from abcd_daemon.store.record import Record, format_record, format_rfc3339_ns, record_filename
+from abcd_daemon.store.record import Record, record_filename
+from .real import NS, independent_tokens, main_threads, store, store_session
 from .support import outside_fences, section
 
 REAL = "real_projects/-experiments-worktrees"
 SESSION = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
-_NS = 1_780_000_000_000_000_000
+_NS = NS
+_PINNED = Path(__file__).parent / "data" / "real_totals.json"
 
 
 def _store(lane: Lane, session: str, body: bytes, *, captured_ns: int, agent_id: str = "",
            meta: dict | None = None) -> Record:
-    """Write one record as capture would: lineage the way a SubagentStop hook learns it
-    (agent id from the file name, type from the sidecar; "sidecar" attribution only
-    when the sidecar carries a spawn depth)."""
-    meta = meta or {}
-    record = Record(
-        session_id=session, root_commit=lane.root_sha,
-        source_sha256=hashlib.sha256(body).hexdigest(),
-        captured_at=format_rfc3339_ns(captured_ns), agent_id=agent_id,
-        agent_type=meta.get("agentType", "") if agent_id else "",
-        parent_agent_id=meta.get("parentAgentId", ""),
-        spawn_depth=int(meta.get("spawnDepth", 0) or 0),
-        spawn_tool_use_id=meta.get("toolUseId", ""),
-        lineage_source="hook" if agent_id else "",
-        spawn_attribution=("sidecar" if "spawnDepth" in meta else "unattributed")
-        if agent_id else "")
-    lane.ensure("records")
-    (lane.records / record_filename(record)).write_bytes(format_record(record, body))
-    return record
+    return store(lane, session, body, captured_ns=captured_ns, agent_id=agent_id, meta=meta)
 
 
-def _store_session(lane: Lane, main: Path) -> str:
-    """Store a main thread and every sub-agent transcript of its session (both layouts:
-    ``<session>/subagents/agent-<id>.jsonl`` and ``agent-<id>.jsonl`` beside it)."""
-    session = main.stem
-    _store(lane, session, main.read_bytes(), captured_ns=_NS)
-    candidates = sorted((main.parent / session / "subagents").glob("agent-*.jsonl"))
-    for old in sorted(main.parent.glob("agent-*.jsonl")):
-        first = old.read_bytes().split(b"\n", 1)[0]
-        if first.strip() and json.loads(first).get("sessionId") == session:
-            candidates.append(old)
-    for i, path in enumerate(candidates, 1):
-        sidecar = path.with_name(path.stem + ".meta.json")
-        meta = json.loads(sidecar.read_text()) if sidecar.exists() else {}
-        _store(lane, session, path.read_bytes(), captured_ns=_NS + i,
-               agent_id=path.stem[len("agent-"):], meta=meta)
-    return session
+_store_session = store_session
 
 
 def test_a_real_session_reconstructs_with_every_subagent_placed(home, repo, fixtures_dir):
@@ -83,8 +52,7 @@ def test_a_real_session_reconstructs_with_every_subagent_placed(home, repo, fixt
 
 def test_every_real_session_reconstructs(home, repo, fixtures_dir):
     lane = Lane(home, repo[1])
-    mains = [p for p in sorted((fixtures_dir / "real_projects").glob("*/*.jsonl"))
-             if not p.name.startswith("agent-") and p.stat().st_size]
+    mains = main_threads(fixtures_dir / "real_projects")
     assert len(mains) >= 29
     for main in mains:
         session = _store_session(lane, main)
@@ -161,3 +129,30 @@ def test_reconstruct_is_deterministic(home, repo, fixtures_dir, tmp_path):
     tel1.pop("generated_at"), tel2.pop("generated_at")
     assert tel1 == tel2
     assert b"1970" not in full1 and tel1["started_at"][:4].encode() in full1
+
+
+_TOKEN_FIELDS = ("input", "output", "cache_creation_input", "cache_read_input", "total",
+                 "api_responses")
+
+
+def test_telemetry_equals_an_independent_counter_on_every_real_session(home, repo):
+    lane = Lane(home, repo[1])
+    for main in main_threads():
+        session = store_session(lane, main)
+        tokens = reconstruct(lane, ReconstructOptions(session_id=session),
+                             now_ns=_NS).telemetry.tokens
+        assert {k: getattr(tokens, k) for k in _TOKEN_FIELDS} == independent_tokens(main), main
+
+
+def test_telemetry_totals_on_every_real_session_stay_what_they_were(home, repo):
+    """The totals of every real session, pinned before issue 12 changed placement,
+    typing and the missing-agent report: none of that may move a token."""
+    pinned = json.loads(_PINNED.read_text())
+    lane = Lane(home, repo[1])
+    seen = {}
+    for main in main_threads():
+        session = store_session(lane, main)
+        tokens = reconstruct(lane, ReconstructOptions(session_id=session),
+                             now_ns=_NS).telemetry.tokens
+        seen[session] = {k: getattr(tokens, k) for k in pinned[session]}
+    assert seen == pinned

@@ -1,0 +1,116 @@
+"""Real Claude Code sessions from ``tests/fixtures/claude-code-log/real_projects``,
+stored the way capture stores them, for tests and for ``bench/reconstruct.py --real``.
+
+- :func:`store_session` writes a main thread and every sub-agent transcript of its
+  session (both layouts: ``<session>/subagents/agent-<id>.jsonl`` and the older
+  ``agent-<id>.jsonl`` beside it, whose session its lines name) as records, with the
+  lineage a SubagentStop hook or an ingest learns: agent id from the file name, type
+  from the ``.meta.json`` sidecar, ``sidecar`` attribution only when the sidecar
+  carries a spawn depth.
+- :func:`main_threads` lists every non-empty main-thread file.
+- :func:`independent_tokens` counts a session's tokens from the files alone, without
+  the reconstruct package: once per ``message.id`` across all files, input and cache
+  the largest seen, output the largest; usage without an id once per line;
+  ``agent_progress`` copies never.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from abcd_daemon.store.lane import Lane
+from abcd_daemon.store.record import Record, format_record, format_rfc3339_ns, record_filename
+
+REAL_PROJECTS = Path(__file__).resolve().parents[1] / "fixtures" / "claude-code-log" / "real_projects"
+NS = 1_780_000_000_000_000_000
+
+
+def store(lane: Lane, session: str, body: bytes, *, captured_ns: int, agent_id: str = "",
+          meta: dict | None = None) -> Record:
+    """Write one record as capture would (see the module docstring)."""
+    meta = meta or {}
+    record = Record(
+        session_id=session, root_commit=lane.root_sha,
+        source_sha256=hashlib.sha256(body).hexdigest(),
+        captured_at=format_rfc3339_ns(captured_ns), agent_id=agent_id,
+        agent_type=meta.get("agentType", "") if agent_id else "",
+        parent_agent_id=meta.get("parentAgentId", ""),
+        spawn_depth=int(meta.get("spawnDepth", 0) or 0),
+        spawn_tool_use_id=meta.get("toolUseId", ""),
+        lineage_source="hook" if agent_id else "",
+        spawn_attribution=("sidecar" if "spawnDepth" in meta else "unattributed")
+        if agent_id else "")
+    lane.ensure("records")
+    (lane.records / record_filename(record)).write_bytes(format_record(record, body))
+    return record
+
+
+def _first_session(path: Path) -> str:
+    for raw in path.read_bytes().split(b"\n"):
+        if raw.strip():
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                return ""
+            return value.get("sessionId", "") if isinstance(value, dict) else ""
+    return ""
+
+
+def agent_files(main: Path) -> list[Path]:
+    """Every sub-agent transcript of ``main``'s session, in both layouts."""
+    session = main.stem
+    found = sorted((main.parent / session / "subagents").glob("agent-*.jsonl"))
+    found += [old for old in sorted(main.parent.glob("agent-*.jsonl"))
+              if _first_session(old) == session]
+    return found
+
+
+def store_session(lane: Lane, main: Path) -> str:
+    """Store ``main`` and its sub-agents (see the module docstring); the session id."""
+    session = main.stem
+    store(lane, session, main.read_bytes(), captured_ns=NS)
+    for i, path in enumerate(agent_files(main), 1):
+        sidecar = path.with_name(path.stem + ".meta.json")
+        meta = json.loads(sidecar.read_text()) if sidecar.exists() else {}
+        store(lane, session, path.read_bytes(), captured_ns=NS + i,
+              agent_id=path.stem[len("agent-"):], meta=meta)
+    return session
+
+
+def main_threads(root: Path = REAL_PROJECTS) -> list[Path]:
+    """Every non-empty main-thread file under ``root``, sorted."""
+    return [p for p in sorted(root.glob("*/*.jsonl"))
+            if not p.name.startswith("agent-") and p.stat().st_size]
+
+
+def independent_tokens(main: Path) -> dict[str, int]:
+    """The session's four token figures and its response count, counted from the files
+    (see the module docstring)."""
+    responses: dict[str, list[int]] = {}
+    anonymous = [0, 0, 0, 0]
+    keys = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
+            "cache_read_input_tokens")
+    for path in agent_files(main) + [main]:
+        for raw in path.read_bytes().split(b"\n"):
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(line, dict) or line.get("type") != "assistant":
+                continue
+            message = line.get("message")
+            if not isinstance(message, dict) or not isinstance(message.get("usage"), dict):
+                continue
+            u = message["usage"]
+            values = [v if type(v) is int and v > 0 else 0 for v in (u.get(k) for k in keys)]
+            rid = message.get("id")
+            if isinstance(rid, str) and rid:
+                seen = responses.setdefault(rid, [0, 0, 0, 0])
+                responses[rid] = [max(a, b) for a, b in zip(seen, values)]
+            else:
+                anonymous = [a + b for a, b in zip(anonymous, values)]
+    sums = [sum(r[i] for r in responses.values()) + anonymous[i] for i in range(4)]
+    return {"input": sums[0], "output": sums[1], "cache_creation_input": sums[2],
+            "cache_read_input": sums[3], "total": sum(sums), "api_responses": len(responses)}

@@ -23,8 +23,8 @@ from __future__ import annotations
 import msgspec
 
 from .fence import code, fence, label
-from .model import (IMAGE, TEXT, THINKING, TOOL_RESULT, TOOL_USE, Block, Transcript, Turn,
-                    when_label)
+from .model import IMAGE, TEXT, THINKING, TOOL_RESULT, TOOL_USE, Block, Transcript, Turn
+from .values import when_label
 from .placement import SPAWN, Placement
 
 COMPACTION_MARKER = (

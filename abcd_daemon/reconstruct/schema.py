@@ -127,6 +127,7 @@ class Completeness(msgspec.Struct, kw_only=True, omit_defaults=True):
     """What this reconstruction knows it does not know."""
 
     main_thread_present: bool
+    main_thread_empty: bool = False
     records_found: int
     records_used: int
     dropped_records: list[DroppedRecord] = []

@@ -216,7 +216,10 @@ def measure(session_id: str, root_sha: str, mode: str, now_ns: int, threads: lis
     linked = [placements[r.agent_id].placed or bool(placements[r.agent_id].compaction_turn)
               for r in subs]
     c = Completeness(
-        main_thread_present=bool(main), records_found=records_found,
+        main_thread_present=bool(main),
+        main_thread_empty=bool(main) and not main[0].error and (
+            main[0].transcript is None or main[0].transcript.lines == 0),
+        records_found=records_found,
         records_used=len(threads), dropped_records=dropped, agents_total=len(threads),
         agents_unattributed=sum(r.spawn_attribution in ("", "unattributed") for r in subs),
         agents_without_spawn_point=sum(not ok for ok in linked),

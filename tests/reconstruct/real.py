@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 from abcd_daemon.store.lane import Lane
@@ -114,3 +115,64 @@ def independent_tokens(main: Path) -> dict[str, int]:
     sums = [sum(r[i] for r in responses.values()) + anonymous[i] for i in range(4)]
     return {"input": sums[0], "output": sums[1], "cache_creation_input": sums[2],
             "cache_read_input": sums[3], "total": sum(sums), "api_responses": len(responses)}
+
+
+_NAMED = re.compile(r"\bagentId: ([A-Za-z0-9_-]{1,128})")
+SPAWN_TOOLS = ("Task", "Agent")
+
+
+def _lines(path: Path):
+    for raw in path.read_bytes().split(b"\n"):
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(line, dict):
+            yield line
+
+
+def independent_spawns(main: Path) -> dict[str, set[str]]:
+    """What the files alone say about a session's sub-agents, without the reconstruct
+    package: ``stored`` (agent ids with a transcript), ``compaction`` (stored
+    ``acompact…`` ids), ``placeable`` (stored agents a spawning ``Task``/``Agent`` call in
+    a stored file names — through its result's ``toolUseResult.agentId`` or
+    ``agentId: <id>`` text, an ``agent_progress`` line's ``parentToolUseID``, or the
+    agent's sidecar ``toolUseId``) and ``missing`` (spawning calls, or agents named
+    by progress lines, with no stored transcript: an agent id, else ``call:<id>``)."""
+    files = agent_files(main)
+    stored = {p.stem[len("agent-"):] for p in files}
+    calls: set[str] = set()
+    named: dict[str, str] = {}  # call -> agent
+    for path in [main] + files:
+        for line in _lines(path):
+            data = line.get("data")
+            if (line.get("type") == "progress" and isinstance(data, dict)
+                    and data.get("type") == "agent_progress" and data.get("agentId")):
+                named.setdefault(line.get("parentToolUseID") or f"?{data['agentId']}",
+                                 data["agentId"])
+            content = (line.get("message") or {}).get("content") if isinstance(
+                line.get("message"), dict) else None
+            for block in content if isinstance(content, list) else ():
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "tool_use" and block.get("name") in SPAWN_TOOLS:
+                    calls.add(block.get("id"))
+                elif block.get("type") == "tool_result":
+                    result = line.get("toolUseResult")
+                    agent = result.get("agentId") if isinstance(result, dict) else None
+                    text = json.dumps(block.get("content"))
+                    m = _NAMED.search(text)
+                    if agent or m:
+                        named.setdefault(block.get("tool_use_id"), agent or m.group(1))
+    for path in files:
+        sidecar = path.with_name(path.stem + ".meta.json")
+        if sidecar.exists():
+            call = json.loads(sidecar.read_text()).get("toolUseId")
+            if call:
+                named.setdefault(call, path.stem[len("agent-"):])
+    placeable = {named[c] for c in calls if c in named and named[c] in stored}
+    missing = {named.get(c) or f"call:{c}" for c in calls if named.get(c) not in stored}
+    missing |= {a for c, a in named.items() if c.startswith("?") and a not in stored}
+    compaction = {a for a in stored if a.startswith("acompact")}
+    return {"stored": stored, "compaction": compaction,
+            "placeable": placeable - compaction, "missing": missing}

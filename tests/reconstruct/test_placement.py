@@ -58,10 +58,11 @@ def test_reconstruct_marks_every_subagent_at_its_spawn_and_join_point():
     assert "CONCURRENCY" not in sync_section
     timeline = section(doc, "## Agent timeline")
     assert "| `cov1` | Explore | 1 | main thread | main turn 2 |" in timeline
-    assert "| main turn 7 | 2 |" in timeline
+    assert "| main turn 7 · 2026-01-01T00:00:06Z | 2 |" in timeline
     cov = next(a for a in r.telemetry.agents if a.agent_id == "cov1")
     assert (cov.spawned_in, cov.spawned_at_turn, cov.joined_at_turn, cov.placed_by) == (
         "main", 2, 7, "record")
+    assert cov.joined_at == "2026-01-01T00:00:06Z"
     assert r.telemetry.completeness.agents_without_spawn_point == 0
     assert r.telemetry.completeness.agents_without_join_point == 0
 
@@ -89,7 +90,7 @@ def test_reconstruct_places_an_agent_from_the_spawning_transcript_alone():
     second = section(doc, "## Agent `feed0042`")
     assert "- spawned at: main turn 5 (tool call `toolu_gone`" in second
     assert ("> **[JOINED** agent `feed0042` here — spawned and joined in the same turn "
-            "(synchronous). **]**") in doc
+            "(synchronous), in the line stamped 2026-01-01T00:00:04Z. **]**") in doc
     assert "[SPAWNED** agent `feed0042`" not in doc
     placed_by = {a.agent_id: a.placed_by for a in r.telemetry.agents if a.agent_id}
     assert placed_by == {"a1b2c3d4e5f6a7b8c": "transcript", "feed0042": "transcript"}

@@ -16,7 +16,8 @@ Each figure is the best of ``--repeat`` runs. The last line printed is one JSON 
 spine ≤ 30 % of full.
 
 ``--real`` measures faithfulness instead, over every session in
-``tests/fixtures/claude-code-log/real_projects`` (stored as capture stores them; see
+``tests/fixtures/claude-code-log/real_projects`` — empty main files and sessions named
+only by their sub-agents included — stored as capture stores them (see
 ``tests/reconstruct/real.py``). What the files say is counted independently of the
 reconstruct package (``independent_spawns``) and compared with what reconstruction
 reports: agents placed / agents whose spawning call is in a stored thread, agents
@@ -230,15 +231,18 @@ def best(fn, repeat: int):
 
 def real(check: bool) -> None:
     """The ``--real`` mode (see the module docstring)."""
-    from tests.reconstruct.real import independent_spawns, main_threads, store_session
+    from tests.reconstruct.real import independent_spawns, sessions, store_session
     totals = dict.fromkeys(("placed", "placeable", "typed", "agents", "compaction_linked",
                             "compaction", "missing_reported", "unrecognised_lines"), 0)
-    missing_found = placed_untyped = placed_not_placeable = 0
+    missing_found = placed_untyped = placed_not_placeable = empty = 0
     with tempfile.TemporaryDirectory(prefix="abcd-bench-") as tmp:
         lane = Lane(Home(Path(tmp) / "home"), ROOT)
-        for main in main_threads():
+        for main in sessions():
             said = independent_spawns(main)
             session = store_session(lane, main)
+            if not list_for_session(lane, session):
+                empty += 1  # an empty main file and no sub-agent: nothing is stored
+                continue
             t = reconstruct(lane, ReconstructOptions(session_id=session),
                             now_ns=time.time_ns()).telemetry
             c = t.completeness
@@ -260,6 +264,8 @@ def real(check: bool) -> None:
                   f"{len(said['placeable'])} placeable, {c.agents_spawned_not_stored} missing "
                   f"reported of {len(said['missing'])}, {c.lines_unrecognised} unrecognised",
                   file=sys.stderr)
+    print(f"{empty} session(s) with nothing stored (an empty main file, no sub-agent)",
+          file=sys.stderr)
     print(f"placed but untyped: {placed_untyped}; placed though no call names them: "
           f"{placed_not_placeable}; spawns without a transcript found: {missing_found}",
           file=sys.stderr)

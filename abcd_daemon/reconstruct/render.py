@@ -48,9 +48,10 @@ The structures this document asserts are: `## Completeness`, `## Agent timeline`
 """
 
 NO_MAIN_THREAD = (
-    "No main-thread record for this session is stored. The sections below are the "
-    "sub-agent transcripts that survived; nothing in this document can say where any "
-    "of them was spawned by the main thread.\n\n")
+    "No main-thread record for this session is stored (an empty main file is never "
+    "stored, so a session whose main file the harness left empty reads this way too). "
+    "The sections below are the sub-agent transcripts that survived; nothing in this "
+    "document can say where any of them was spawned by the main thread.\n\n")
 
 
 class Document:

@@ -80,8 +80,10 @@ def completeness(doc: "Document") -> str:
     lines = [
         "## Completeness\n\nWhat this reconstruction knows it does not know.\n\n",
         f"- main-thread record: {_main_state(doc)}\n",
-        f"- sub-agents with no recoverable spawn point: {c.agents_without_spawn_point} of {n}\n",
-        f"- sub-agents with no recoverable join point: {c.agents_without_join_point} of {n}\n",
+        f"- sub-agents with no recoverable spawn point: {c.agents_without_spawn_point} of "
+        f"the {n} stored\n",
+        f"- sub-agents with no recoverable join point: {c.agents_without_join_point} of "
+        f"the {n} stored\n",
         f"- sub-agents whose lineage was never attributed: {c.agents_unattributed}\n",
         f"- sub-agents whose named parent is not in this set: "
         f"{c.agents_whose_parent_is_not_in_this_set}\n",

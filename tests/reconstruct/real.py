@@ -69,9 +69,12 @@ def agent_files(main: Path) -> list[Path]:
 
 
 def store_session(lane: Lane, main: Path) -> str:
-    """Store ``main`` and its sub-agents (see the module docstring); the session id."""
+    """Store ``main`` and its sub-agents (see the module docstring); the session id. A
+    main file that is absent or empty is not stored (capture never stores an empty
+    file): only its sub-agents are."""
     session = main.stem
-    store(lane, session, main.read_bytes(), captured_ns=NS)
+    if main.exists() and main.stat().st_size:
+        store(lane, session, main.read_bytes(), captured_ns=NS)
     for i, path in enumerate(agent_files(main), 1):
         sidecar = path.with_name(path.stem + ".meta.json")
         meta = json.loads(sidecar.read_text()) if sidecar.exists() else {}
@@ -84,6 +87,17 @@ def main_threads(root: Path = REAL_PROJECTS) -> list[Path]:
     """Every non-empty main-thread file under ``root``, sorted."""
     return [p for p in sorted(root.glob("*/*.jsonl"))
             if not p.name.startswith("agent-") and p.stat().st_size]
+
+
+def sessions(root: Path = REAL_PROJECTS) -> list[Path]:
+    """Every session under ``root`` as the path of its main file (which may be empty or
+    absent: a session named only by its older-layout sub-agents' lines), sorted."""
+    found = {p for p in root.glob("*/*.jsonl") if not p.name.startswith("agent-")}
+    for old in root.glob("*/agent-*.jsonl"):
+        session = _first_session(old)
+        if session:
+            found.add(old.parent / f"{session}.jsonl")
+    return sorted(found)
 
 
 def independent_tokens(main: Path) -> dict[str, int]:
@@ -143,7 +157,7 @@ def independent_spawns(main: Path) -> dict[str, set[str]]:
     stored = {p.stem[len("agent-"):] for p in files}
     calls: set[str] = set()
     named: dict[str, str] = {}  # call -> agent
-    for path in [main] + files:
+    for path in ([main] if main.exists() else []) + files:
         for line in _lines(path):
             data = line.get("data")
             if (line.get("type") == "progress" and isinstance(data, dict)

@@ -13,7 +13,9 @@ from pathlib import Path
 from abcd_daemon.reconstruct import ReconstructOptions, reconstruct
 from abcd_daemon.store.lane import Lane
 from abcd_daemon.store.record import Record, record_filename
-from .real import NS, independent_tokens, main_threads, store, store_session
+from abcd_daemon.store.records import list_for_session
+from .real import (NS, REAL_PROJECTS, independent_spawns, independent_tokens, main_threads,
+                   sessions, store, store_session)
 from .support import outside_fences, section
 
 REAL = "real_projects/-experiments-worktrees"
@@ -156,3 +158,64 @@ def test_telemetry_totals_on_every_real_session_stay_what_they_were(home, repo):
                              now_ns=_NS).telemetry.tokens
         seen[session] = {k: getattr(tokens, k) for k in pinned[session]}
     assert seen == pinned
+
+
+def test_every_real_session_places_types_and_reports_what_its_files_say(home, repo):
+    """The real-data benchmark's targets, session by session, against what the files
+    say when read without the reconstruct package."""
+    lane = Lane(home, repo[1])
+    placed_total = 0
+    for main in sessions():
+        said = independent_spawns(main)
+        session = store_session(lane, main)
+        if not list_for_session(lane, session):
+            continue  # an empty main file and no sub-agent: nothing is stored
+        t = reconstruct(lane, ReconstructOptions(session_id=session), now_ns=_NS).telemetry
+        c = t.completeness
+        placed = {a.agent_id for a in t.agents if a.spawned_at_turn}
+        assert placed == said["placeable"], main
+        assert all(a.agent_type for a in t.agents if a.agent_id in placed), main
+        assert c.compaction_agents_linked == len(said["compaction"]), main
+        assert {m.agent_id or f"call:{m.spawn_tool_use_id}" for m in c.missing_agents} == \
+            said["missing"], main
+        assert c.lines_unrecognised == 0, main
+        placed_total += len(placed)
+    assert placed_total >= 9
+
+
+def test_real_2_0_sessions_place_their_older_layout_agents_at_the_task_call(home, repo):
+    lane = Lane(home, repo[1])
+    for project, session, agent, kind in (
+            ("-src-deep-manifest", "a7da6a22-facc-4fcd-8bab-f83c87862004", "c8d9b115",
+             "Explore"),
+            ("-Users-dain-workspace-coderabbit-review-helper",
+             "cb2e607c-c758-415a-8b45-c49e4631906a", "ea02459f", "Plan")):
+        main = REAL_PROJECTS / project / f"{session}.jsonl"
+        assert f"agentId: {agent}".encode() not in main.read_bytes()  # only structured
+        store_session(lane, main)
+        r = reconstruct(lane, ReconstructOptions(session_id=session), now_ns=_NS)
+        a = next(a for a in r.telemetry.agents if a.agent_id == agent)
+        assert a.placed_by == "transcript" and a.spawned_in == "main" and a.joined_at_turn
+        assert (a.agent_type, a.agent_type_source) == (kind, "spawn call")
+        doc = r.artefact.decode()
+        assert f"> **[JOINED** agent `{agent}` here" in section(doc, "## Main thread")
+        assert "## Unattributed sub-agents" not in outside_fences(doc) or \
+            f"## Agent `{agent}`" not in section(doc, "## Unattributed sub-agents")
+
+
+def test_real_join_markers_carry_the_agent_result_line_times(home, repo, fixtures_dir):
+    # Main turn 11 merges a TaskUpdate result (13:20:18) with three agent results.
+    lane = Lane(home, repo[1])
+    session = _store_session(lane, fixtures_dir / REAL / f"{SESSION}.jsonl")
+    r = reconstruct(lane, ReconstructOptions(session_id=session), now_ns=_NS)
+    body = section(r.artefact.decode(), "## Main thread")
+    turn = body[body.index("### Turn 11 — user · 2026-04-18T13:20:18Z"):]
+    turn = turn[:turn.index("### Turn 12 ")]
+    for agent, at in (("a4ca7529859c158c2", "13:33:59"), ("a52886dc180afb356", "13:33:40"),
+                      ("ab1e6e141221a29ab", "13:28:25")):
+        assert (f"> **[JOINED** agent `{agent}` here — its result reached this thread at "
+                f"this turn, in the line stamped 2026-04-18T{at}Z. **]**") in turn
+    by_id = {a.agent_id: a for a in r.telemetry.agents}
+    assert by_id["ab1e6e141221a29ab"].joined_at == "2026-04-18T13:28:25.494Z"
+    assert sorted(by_id["ab1e6e141221a29ab"].concurrent_with) == [
+        "a4ca7529859c158c2", "a52886dc180afb356"]

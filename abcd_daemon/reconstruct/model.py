@@ -15,7 +15,12 @@ harnesses obey the same rules (reference §6.2, issue iss-2609090723027424):
   (it cannot be de-duplicated). Whether the response's last line had a stop reason is
   recorded, so a response that never finished can be flagged.
 - A non-conversation line naming an agent (a task notification) attaches to the next
-  turn the thread opens: that is the first request the notification could reach.
+  turn the thread opens: that is the first request the notification could reach. Every
+  delivery keeps the time of the line that carried it, and so does every tool result
+  block: a turn merging several result lines is stamped with its first, but a join
+  point is the line that carried the agent's result.
+- A compaction boundary keeps its own time (compaction agents are linked by it);
+  ``agent_progress`` copies keep what they name (:class:`Progress`).
 
 Never raises on any input an adapter hands it.
 """

@@ -100,6 +100,8 @@ def missing_agents(threads: list[Thread], order: list[Thread],
                   for call, (turn, raw) in calls.items()]
         spawns += [(index.call_turn.get(call, 0), call, agent, "")
                    for call, agent in sorted(named.items()) if call not in calls]
+        spawns += [(0, "", agent, "") for agent in sorted(copies)
+                   if agent not in named.values()]  # progress naming no call
         spawns.sort(key=lambda s: (s[0] == 0, s[0], s[1]))
         for turn, call, agent, kind in spawns:
             if (host, call) in covered_calls or (agent and agent in stored):

@@ -124,7 +124,7 @@ def _agent(thread: Thread, placement: Placement | None, claims: _Claims) -> Agen
         responses_without_stop_reason=no_stop, copied_lines=t.copied_lines + copied)
 
 
-def _notes(c: Completeness, t: Telemetry) -> list[str]:
+def _notes(c: Completeness, t: Telemetry, orphan_copies: int) -> list[str]:
     notes = []
     if not c.main_thread_present:
         notes.append(
@@ -142,7 +142,6 @@ def _notes(c: Completeness, t: Telemetry) -> list[str]:
             "response finished, or a truncated capture); their output tokens are the "
             "largest value any of their lines carried, which may be a streaming "
             "placeholder")
-    orphan_copies = sum(m.progress_tokens.usage_lines_seen for m in c.missing_agents)
     if c.copied_lines - orphan_copies > 0:
         notes.append(
             f"{c.copied_lines - orphan_copies} line(s) or response(s) copy the responses "
@@ -256,5 +255,7 @@ def measure(session_id: str, root_sha: str, mode: str, now_ns: int, threads: lis
         agent_types=sorted({agents[r.agent_id].agent_type for r in subs
                             if agents[r.agent_id].agent_type}),
         agents=listed, completeness=c)
-    c.notes = _notes(c, telemetry)
+    missing_ids = {m.agent_id for m in missing if m.agent_id}
+    c.notes = _notes(c, telemetry, sum(p.agent in missing_ids for t in transcripts
+                                       for p in t.progress))
     return telemetry

@@ -107,3 +107,18 @@ def test_a_stored_agent_is_never_reported_missing_however_it_was_named():
     assert r.telemetry.completeness.agents_spawned_not_stored == 0
     assert "transcript not stored" not in "\n".join(outside_fences(text(r))).split(
         "## Agent timeline")[1].split("\nIn this table")[0]
+
+
+def test_agent_progress_naming_no_spawn_call_still_reports_its_agent_and_usage():
+    main = CC().user("go").say("m1", "working", usage=usage())
+    _progress(main, "ghost1", "", "g1", usage(1, 2, 3, 4))
+    _progress(main, "ghost1", "", "g2", {"input_tokens": 5})
+    r = run([record(main.body())])
+    [ghost] = r.telemetry.completeness.missing_agents
+    assert (ghost.agent_id, ghost.spawned_at_turn, ghost.spawned_in) == ("ghost1", 0, "")
+    k = ghost.progress_tokens
+    assert (k.input, k.output, k.cache_creation_input, k.cache_read_input) == (6, 2, 3, 4)
+    assert not any("copy the responses of a stored thread" in n
+                   for n in r.telemetry.completeness.notes)
+    assert r.telemetry.tokens.total == 100  # the main thread's own response (10+20+30+40)
+    assert "| `ghost1` | — | — | unknown | — | spawned, transcript not stored |" in text(r)

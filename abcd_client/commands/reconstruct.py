@@ -69,7 +69,7 @@ def _stdout_text(reconstruction) -> str:
 
 def _summary(reconstruction, written: list[str]) -> None:
     from abcd_client.output import human_bytes, say
-    from abcd_daemon.reconstruct.render import duration
+    from abcd_daemon.reconstruct.labels import duration
 
     t = reconstruction.telemetry
     c = t.completeness

@@ -1,3 +1,3 @@
 """CLI verbs. Each module named here defines ``register(app, history, daemon)``."""
 
-NAMES = ("store", "queue", "failed", "daemon", "reconstruct", "ingest", "redact", "rescan", "missing")
+NAMES = ("store", "queue", "failed", "daemon", "reconstruct", "ingest", "redact", "rescan", "missing", "search", "usage")

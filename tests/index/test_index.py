@@ -14,7 +14,8 @@ from abcd_daemon.index.query import Filters, search
 from abcd_daemon.reconstruct import ReconstructOptions, reconstruct
 from abcd_daemon.store.lane import Lane
 
-from ..reconstruct.test_real_sessions import REAL, SESSION, _store_session
+from ..reconstruct.real import store_session as _store_session
+from ..reconstruct.test_real_sessions import REAL, SESSION
 
 
 def _lane(home, repo, fixtures_dir) -> Lane:
@@ -180,3 +181,27 @@ def test_abcd_usage_reports_in_a_real_process(home, repo, fixtures_dir, abcd_env
     bad = subprocess.run([sys.executable, "-m", "abcd_client", "usage", "hourly", "--all-repos"],
                          capture_output=True, timeout=120, cwd=cwd)
     assert bad.returncode != 0 and b"hourly" in bad.stderr and b"Traceback" not in bad.stderr
+
+
+def test_usage_per_session_equals_an_independent_counter_on_every_real_session(home, repo):
+    """``abcd usage session``'s figures, session by session, against tokens counted
+    from the files alone (``tests/reconstruct/real.py``, no reconstruct code)."""
+    from abcd_daemon.index.pricing import Pricing
+    from abcd_daemon.index.usage import report
+
+    from ..reconstruct.real import independent_tokens, main_threads
+
+    lane = Lane(home, repo[1])
+    expected = {}
+    for main in main_threads():
+        session = _store_session(lane, main)
+        expected[session] = independent_tokens(main)
+    conn = connect(home)
+    sync(conn, home)
+    rows = {r.key: r for r in report(conn, "session", Pricing()).rows}
+    for session, want in expected.items():
+        if not want["api_responses"] and not sum(want[k] for k in ("input", "output")):
+            continue
+        got = rows[session]
+        assert (got.input, got.output, got.cache_creation, got.cache_read) == (
+            want["input"], want["output"], want["cache_creation_input"], want["cache_read_input"]), session

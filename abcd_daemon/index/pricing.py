@@ -69,6 +69,19 @@ class Pricing:
                 best = key
         return self._table.get(best) if best else None
 
+    def cost_of_sums(self, model: str, long: bool, i: int, o: int, cw: int, cr: int) -> float | None:
+        """USD for summed figures of responses that are all long-context (``long``)
+        or all not, or None when ``model`` is not in the table. A tier whose
+        threshold is not :data:`~.usage.LONG_PROMPT` cannot be priced from sums:
+        ValueError (the shipped table has none)."""
+        p = self.lookup(model)
+        if p is None:
+            return None
+        if p.long is not None and p.long_threshold != 200_000:
+            raise ValueError(f"{model}: a long-context threshold other than 200000 tokens is not supported")
+        rates = p.long if (long and p.long is not None) else (p.input, p.output, p.cache_write, p.cache_read)
+        return (i * rates[0] + o * rates[1] + cw * rates[2] + cr * rates[3]) / 1e6
+
     def cost(self, model: str, i: int, o: int, cw: int, cr: int) -> float | None:
         """USD for one response, or None when ``model`` is not in the table."""
         p = self.lookup(model)

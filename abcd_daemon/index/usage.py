@@ -39,12 +39,12 @@ class Row:
     def total(self) -> int:
         return self.input + self.output + self.cache_creation + self.cache_read
 
-    def add(self, i: int, o: int, cw: int, cr: int, cost: float | None) -> None:
+    def add(self, i: int, o: int, cw: int, cr: int, cost: float | None, n: int = 1) -> None:
         self.input += i
         self.output += o
         self.cache_creation += cw
         self.cache_read += cr
-        self.responses += 1
+        self.responses += n
         if cost is None:
             self.unpriced_tokens += i + o + cw + cr
         else:
@@ -67,15 +67,20 @@ class Report:
     pricing_as_of: str
 
 
-def _bucket(kind: str, when_ns: int) -> str:
-    if not when_ns:
-        return "(no time)"
-    d = _dt.datetime.fromtimestamp(when_ns / 1e9, _dt.timezone.utc)
-    if kind == "daily":
-        return d.strftime("%Y-%m-%d")
+#: The UTC day of a response, in SQL ("" when it has no time).
+_DAY = "CASE WHEN when_ns = 0 THEN '' ELSE strftime('%Y-%m-%d', when_ns / 1000000000, 'unixepoch') END"
+#: Prompts over this many tokens are priced at a model's long-context tier (every
+#: tier in the shipped table starts here; ``Pricing.cost_of_sums`` checks it).
+LONG_PROMPT = 200_000
+
+
+def _regroup(kind: str, day: str) -> str:
+    """A ``YYYY-MM-DD`` day as its ISO week or its month."""
+    if not day:
+        return ""
     if kind == "monthly":
-        return d.strftime("%Y-%m")
-    year, week, _ = d.isocalendar()
+        return day[:7]
+    year, week, _ = _dt.date.fromisoformat(day).isocalendar()
     return f"{year}-W{week:02d}"
 
 
@@ -94,26 +99,27 @@ def report(conn: sqlite3.Connection, kind: str, pricing: Pricing, *, roots: tupl
     if until_ns:
         where.append("when_ns < ?")
         args.append(until_ns)
-    sql = ("SELECT session_id, root, thread, agent_type, model, when_ns, input, output, cache_creation, cache_read"
-           " FROM responses" + (f" WHERE {' AND '.join(where)}" if where else ""))
+    # Aggregated in SQL by (group, model, whether the prompt is over the long-context
+    # threshold): cost is linear in each figure, so pricing the sums is exact.
+    group = {"daily": _DAY, "weekly": _DAY, "monthly": _DAY, "session": "session_id", "repo": "root",
+             "model": "model", "agent-type": "CASE WHEN thread = '' THEN 'main' ELSE agent_type END"}[kind]
+    sql = (f"SELECT {group}, model, (input + cache_creation + cache_read) > {LONG_PROMPT} AS long,"
+           " sum(input), sum(output), sum(cache_creation), sum(cache_read), count(*) FROM responses"
+           + (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY 1, 2, 3")
     rows: dict[str, Row] = {}
     unpriced: set[str] = set()
-    for session, root, thread, atype, model, when, i, o, cw, cr in conn.execute(sql, args):
-        if kind in ("daily", "weekly", "monthly"):
-            key = _bucket(kind, when)
-        elif kind == "session":
-            key = session
-        elif kind == "repo":
-            key = root
-        elif kind == "model":
-            key = model or "(unknown model)"
-        else:
-            key = "main" if not thread else (atype or "(type unknown)")
-        cost = pricing.cost(model, i, o, cw, cr)
+    for key, model, long, i, o, cw, cr, n in conn.execute(sql, args):
+        if kind in ("weekly", "monthly"):
+            key = _regroup(kind, key)
+        elif kind == "agent-type" and not key:
+            key = "(type unknown)"
+        elif kind == "model" and not key:
+            key = "(unknown model)"
+        cost = pricing.cost_of_sums(model, long, i, o, cw, cr)
+        name = model or "(unknown model)"
         if cost is None:
-            unpriced.add(model or "(unknown model)")
-        row = rows.setdefault(key, Row(key))
-        row.add(i, o, cw, cr, cost)
-        sub = row.models.setdefault(model or "(unknown model)", Row(model or "(unknown model)"))
-        sub.add(i, o, cw, cr, cost)
+            unpriced.add(name)
+        row = rows.setdefault(key or "(no time)", Row(key or "(no time)"))
+        row.add(i, o, cw, cr, cost, n)
+        row.models.setdefault(name, Row(name)).add(i, o, cw, cr, cost, n)
     return Report(kind, [rows[k] for k in sorted(rows)], sorted(unpriced), pricing.as_of)

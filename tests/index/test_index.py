@@ -205,3 +205,16 @@ def test_usage_per_session_equals_an_independent_counter_on_every_real_session(h
         got = rows[session]
         assert (got.input, got.output, got.cache_creation, got.cache_read) == (
             want["input"], want["output"], want["cache_creation_input"], want["cache_read_input"]), session
+
+
+def test_pricing_overrides_come_from_config_toml_and_bad_ones_name_the_key():
+    import pytest
+
+    from abcd_daemon.config import parse_config
+    from abcd_daemon.errors import InputError
+    from abcd_daemon.index.pricing import Pricing
+
+    cfg = parse_config('[pricing."acme-1"]\ninput = 1\noutput = 2\ncache_write = 0\ncache_read = 0\n')
+    assert Pricing(dict(cfg.pricing)).cost_of_sums("acme-1-20260101", False, 10**6, 10**6, 0, 0) == 3.0
+    with pytest.raises(InputError, match="output"):
+        parse_config('[pricing."acme-1"]\ninput = 1\ncache_write = 0\ncache_read = 0\n')

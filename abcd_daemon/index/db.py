@@ -2,8 +2,9 @@
 
 Contracts:
 - every row belongs to one record file (``records.name``) of one repository lane;
-  :func:`apply` replaces a record's rows in one transaction, :func:`remove` drops
-  them — so a crash leaves either the old rows or the new ones;
+  :func:`apply` replaces a record's rows in one transaction (``sync`` batches
+  several records per transaction), :func:`remove` drops them — so a crash leaves
+  each record's old rows or its new ones, never a part;
 - :func:`sync` makes the index equal the records on disk (adds what is missing or
   changed, by ``source_sha256`` and size; drops rows of records that are gone): run
   at start it repairs whatever a crash between a record write and its rows left,
@@ -25,6 +26,8 @@ from ..store.records import list_records, read_body
 from .derive import Derived, derive
 
 SCHEMA_VERSION = 1
+#: Record bytes applied per transaction by :func:`sync`.
+BATCH_BYTES = 8 << 20
 INDEX_NAME = "index.sqlite3"
 
 _DDL = """
@@ -107,22 +110,27 @@ def _delete(conn: sqlite3.Connection, name: str) -> None:
 
 def apply(conn: sqlite3.Connection, root: str, d: Derived) -> None:
     """Replace the rows of ``d.record`` (one transaction)."""
-    r = d.record
-    thread = r.agent_id or ""
     with conn:
         conn.execute("BEGIN IMMEDIATE")
-        _delete(conn, r.name)
-        conn.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?)",
-                     (r.name, root, r.session_id, thread, r.agent_type, r.captured_at, r.source_sha256, r.body_bytes))
-        for t in d.turns:
-            cur = conn.execute("INSERT INTO turns (record, root, session_id, thread, agent_type, turn, role, tools,"
-                               " when_ns) VALUES (?,?,?,?,?,?,?,?,?)",
-                               (r.name, root, r.session_id, thread, r.agent_type, t.turn, t.role, t.tools, t.when_ns))
-            conn.execute("INSERT INTO turn_text (rowid, text) VALUES (?, ?)", (cur.lastrowid, t.text))
-        conn.executemany(
-            "INSERT OR IGNORE INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            [(r.session_id, x.response_id, r.name, root, thread, r.agent_type, x.model, x.when_ns, x.input,
-              x.output, x.cache_creation, x.cache_read) for x in d.responses])
+        _rows(conn, root, d)
+
+
+def _rows(conn: sqlite3.Connection, root: str, d: Derived) -> None:
+    """Replace the rows of ``d.record`` inside the caller's transaction."""
+    r = d.record
+    thread = r.agent_id or ""
+    _delete(conn, r.name)
+    conn.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?)",
+                 (r.name, root, r.session_id, thread, r.agent_type, r.captured_at, r.source_sha256, r.body_bytes))
+    for t in d.turns:
+        cur = conn.execute("INSERT INTO turns (record, root, session_id, thread, agent_type, turn, role, tools,"
+                           " when_ns) VALUES (?,?,?,?,?,?,?,?,?)",
+                           (r.name, root, r.session_id, thread, r.agent_type, t.turn, t.role, t.tools, t.when_ns))
+        conn.execute("INSERT INTO turn_text (rowid, text) VALUES (?, ?)", (cur.lastrowid, t.text))
+    conn.executemany(
+        "INSERT OR IGNORE INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        [(r.session_id, x.response_id, r.name, root, thread, r.agent_type, x.model, x.when_ns, x.input,
+          x.output, x.cache_creation, x.cache_read) for x in d.responses])
 
 
 def remove(conn: sqlite3.Connection, name: str) -> None:
@@ -147,14 +155,29 @@ def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | 
     gone = [n for n in have if n not in seen]
     for name in gone:
         remove(conn, name)
-    for i, (lane, rec) in enumerate(todo):
-        try:
-            body = read_body(lane, rec)
-        except Exception:  # unreadable now: left out, indexed by a later sync
-            continue
-        apply(conn, lane.root_sha, derive(rec, body))
-        if progress is not None:
-            progress(i + 1, len(todo))
+    # Records are applied in batches of about BATCH_BYTES per transaction (a commit
+    # per record costs more than deriving it); a crash loses at most the open batch,
+    # whole, and the next sync redoes it.
+    pending = 0
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for i, (lane, rec) in enumerate(todo):
+            try:
+                body = read_body(lane, rec)
+            except Exception:  # unreadable now: left out, indexed by a later sync
+                continue
+            _rows(conn, lane.root_sha, derive(rec, body))
+            pending += len(body)
+            if pending >= BATCH_BYTES:
+                conn.execute("COMMIT")
+                conn.execute("BEGIN IMMEDIATE")
+                pending = 0
+            if progress is not None:
+                progress(i + 1, len(todo))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
     return len(todo), len(gone)
 
 

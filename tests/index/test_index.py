@@ -111,6 +111,7 @@ def test_a_kill_during_indexing_leaves_an_index_the_next_sync_completes(home, re
             "from abcd_daemon.index import db\n"
             "home = Home(sys.argv[1])\n"
             "conn = db.connect(home)\n"
+            "db.BATCH_BYTES = 1  # commit after every record\n"
             "def progress(done, total):\n"
             "    if done == 1: os.kill(os.getpid(), signal.SIGKILL)\n"
             "db.sync(conn, home, progress)\n")
@@ -119,7 +120,7 @@ def test_a_kill_during_indexing_leaves_an_index_the_next_sync_completes(home, re
     assert proc.returncode == -9, proc.stderr
     conn = connect(home)
     partial = conn.execute("SELECT count(*) FROM records").fetchone()[0]
-    assert partial == 1
+    assert partial == 1  # the committed batch survives, whole
     orphan = conn.execute("SELECT count(*) FROM turns WHERE record NOT IN (SELECT name FROM records)").fetchone()[0]
     assert orphan == 0
     indexed, _ = sync(conn, home)

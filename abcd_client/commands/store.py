@@ -93,7 +93,6 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """List the records of this repository, newest first (metadata only)."""
-        from abcd_daemon.store.records import list_for_session, list_records
         from abcd_daemon.wire.messages import ListRequest
 
         from ..connect import ask
@@ -104,6 +103,8 @@ def register(app, history, daemon) -> None:
             if reply is not None:
                 records = reply.records
             else:
+                from abcd_daemon.store.records import list_for_session, list_records
+
                 records = list_for_session(lane, session) if session else list_records(lane)
         except AbcdError as err:
             output.fail(err, as_json=as_json)
@@ -118,6 +119,7 @@ def register(app, history, daemon) -> None:
             output.say(f"{_short_time(r.captured_at)}  {_who(r)}  {r.source_kind}  "
                        f"redacted secrets={r.redacted_secrets} home={r.redacted_home_paths}")
         if session:
+            session = records[0].session_id  # a short id, as the store spells it
             output.say(f"{len(records)} record(s) for session {session} — the main thread first, "
                        "then every sub-agent it spawned.")
 
@@ -127,7 +129,6 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Print one record: its metadata, then its redacted transcript."""
-        from abcd_daemon.store.records import read_body, resolve
         from abcd_daemon.wire.messages import ShowRequest
 
         from ..connect import ask
@@ -138,6 +139,8 @@ def register(app, history, daemon) -> None:
             if answered is not None:
                 record, body = answered[0].record, answered[1]
             else:
+                from abcd_daemon.store.records import read_body, resolve
+
                 record = resolve(lane, key)
                 body = read_body(lane, record)
         except AbcdError as err:

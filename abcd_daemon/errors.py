@@ -70,12 +70,15 @@ class NotFoundError(AbcdError):
 class ReadRefused(AbcdError):
     """A guarded read refused a file: not regular, a symlink, over its cap, or empty.
 
-    ``reason`` is one of ``not-regular``, ``too-big``, ``empty``, ``unreadable``.
+    ``reason`` is one of ``not-regular``, ``too-big``, ``empty``, ``unreadable``. The
+    first three are what the caller named (bad input, exit 2); ``unreadable`` is an
+    I/O fault (exit 1).
     """
 
     def __init__(self, message: str, *, reason: str, hint: str = "") -> None:
         super().__init__(message, hint=hint)
         self.reason = reason
+        self.exit_code = 1 if reason == "unreadable" else 2
 
 
 class StorePathError(AbcdError):
@@ -126,8 +129,8 @@ class RedactionResidual(PermanentError):
         super().__init__(
             f"redaction left {len(positions)} blocking span(s) unresolved "
             f"[{', '.join(self.kinds)}]{where}; refusing to write",
-            hint="the transcript is kept unredacted in quarantine; inspect it, then "
-            "`abcd history discard <entry> --yes`",
+            hint="nothing was stored from this transcript; the line and rule above say "
+            "where to look",
         )
 
 

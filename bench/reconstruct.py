@@ -16,6 +16,11 @@ Each figure is the best of ``--repeat`` runs. The last line printed is one JSON 
 spine ≤ 30 % of full.
 
     .venv/bin/python bench/reconstruct.py [--seed N] [--repeat N] [--mb 8]
+
+``--corpus`` measures something else: the whole real fixture corpus through the CLI,
+against claude-code-log 1.7.0 on the same tree (``bench/reconstruct_corpus.py``).
+
+    .venv/bin/python bench/reconstruct.py --corpus [--repeat 3] [--ccl PATH]
 """
 
 from __future__ import annotations
@@ -218,11 +223,21 @@ def best(fn, repeat: int):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=55)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="runs (default 5; with --corpus, 3 paired rounds)")
     parser.add_argument("--mb", type=float, default=8.0)
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when a target is missed")
+    parser.add_argument("--corpus", action="store_true",
+                        help="the real fixture corpus against claude-code-log instead")
+    parser.add_argument("--ccl", default="", help="the claude-code-log executable (--corpus)")
     args = parser.parse_args()
+    if args.corpus:
+        from bench.reconstruct_corpus import run_corpus
+
+        run_corpus(args.repeat or 3, args.ccl, args.check)
+        return
+    args.repeat = args.repeat or 5
     session = build(args.seed, args.mb)
     transcript_bytes = sum(len(body) for _, body in session)
     with tempfile.TemporaryDirectory(prefix="abcd-bench-") as tmp:

@@ -152,7 +152,7 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Show whether the daemon runs: version, uptime, queue depth, last pass, overdue,
-        quarantined, what it follows, harness transcripts not stored. Exits 3 when it is not running."""
+        quarantined, what it follows, harness transcripts not stored. Exits 1 when it is not running."""
         from abcd_daemon.wire import messages as m
 
         client = _running(as_json)
@@ -162,7 +162,7 @@ def register(app, history, daemon) -> None:
             else:
                 output.say("abcd daemon — not running. Hook payloads are kept in the spool and "
                            "captured when it starts: `abcd daemon start` (or `abcd daemon install`).")
-            raise typer.Exit(3)
+            raise typer.Exit(1)
         with client:
             try:
                 status = client.request(m.StatusRequest()).status

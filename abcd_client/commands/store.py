@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from abcd_daemon.errors import AbcdError, InputError
+from abcd_daemon.errors import AbcdError, InputError, PermanentError
 
 from .. import output, runtime
 
@@ -70,6 +70,12 @@ def register(app, history, daemon) -> None:
             cfg = runtime.config()
             result = capture(lane, raw, meta, scanner=ScannerPool(cfg).get(root),
                              config=cfg, now_ns=runtime.now_ns())
+        except PermanentError as err:  # capture quarantines nothing: say what is true
+            err.hint = (f"capture keeps no copy: {'stdin was' if file == '-' else 'the file is'} "
+                        "left as it was and nothing was stored. Remove or rewrite what that "
+                        "line holds (`abcd redact FILE` shows what would be masked), then "
+                        "capture it again")
+            output.fail(err, as_json=as_json)
         except AbcdError as err:
             output.fail(err, as_json=as_json)
         rec = result.record

@@ -2,7 +2,10 @@
 
 - :func:`write_pair` writes the artefact then the telemetry into an existing directory,
   atomically and owner-only (:mod:`abcd_client.exports`), together or not at all: if
-  the telemetry cannot be written the artefact just written is removed.
+  the telemetry cannot be written the artefact just written is removed. Atomic means
+  temp file + rename, so a kill at any instant leaves no partial file under either
+  name; they are not fsynced — an export is derived and can be written again, and a
+  batch of a whole corpus would otherwise pay two disk flushes per session.
 - :func:`stdout_text` is what ``--out -`` prints: the artefact through the
   terminal-safety filter (it is stored transcript text), then the telemetry in a fenced
   JSON block so a reader piping to a file still gets both.
@@ -33,11 +36,12 @@ def write_pair(out_dir: str, reconstruction) -> list[str]:
     artefact = os.path.abspath(os.path.join(out_dir, reconstruction.artefact_name))
     telemetry = os.path.abspath(os.path.join(out_dir, reconstruction.telemetry_name))
     try:
-        atomic_write(artefact, reconstruction.artefact, mode=EXPORT_MODE)
+        atomic_write(artefact, reconstruction.artefact, mode=EXPORT_MODE, durable=False)
     except OSError as exc:
         raise AbcdError(f"could not write {artefact}: {exc.strerror or exc}") from None
     try:
-        atomic_write(telemetry, reconstruction.telemetry_json(), mode=EXPORT_MODE)
+        atomic_write(telemetry, reconstruction.telemetry_json(), mode=EXPORT_MODE,
+                     durable=False)
     except (OSError, AbcdError) as exc:
         try:
             os.unlink(artefact)
@@ -61,7 +65,7 @@ def stdout_text(reconstruction) -> str:
 
 def print_summary(reconstruction, written: list[str]) -> None:
     from abcd_client.output import human_bytes, say
-    from abcd_daemon.reconstruct.render import duration
+    from abcd_daemon.reconstruct.spans import duration
 
     t = reconstruction.telemetry
     c = t.completeness

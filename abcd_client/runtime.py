@@ -41,5 +41,14 @@ def checkout(cwd: str | None = None):
     return str(root), Lane(home(), sha)
 
 
+def lane(cwd: str | None = None):
+    """The lane of the repository containing ``cwd`` (default: cwd), for verbs that do
+    not need the checkout's path (one ``git`` run instead of two)."""
+    from abcd_daemon.locate.git import root_sha
+    from abcd_daemon.store.lane import Lane
+
+    return Lane(home(), root_sha(cwd or os.getcwd()))
+
+
 def now_ns() -> int:
     return time.time_ns()

@@ -137,7 +137,7 @@ def register(app, history, daemon) -> None:
                 else:
                     render_survey(backlog, failed)
                 return
-            _, lane = runtime.checkout()
+            lane = runtime.lane()
             reply = ask(StagedRequest(root_sha=lane.root_sha))
             if reply is not None:
                 staged, quarantined, gap = reply.staged, reply.quarantined, reply.gap
@@ -176,7 +176,7 @@ def register(app, history, daemon) -> None:
             from ..connect import ask_with_progress
             from ..progress import Bar
 
-            _, lane = runtime.checkout()
+            lane = runtime.lane()
             bar = Bar(sys.stderr, phases=("draining",)) if sys.stderr.isatty() and not as_json else None
             try:
                 budget = DrainBudget(max_bytes=max_bytes, max_count=max_count)
@@ -231,7 +231,7 @@ def register(app, history, daemon) -> None:
                 reply = ask(DiscardFailedRequest(key=entry))
                 result = reply.result if reply is not None else discard_failed(runtime.home(), entry)
             else:
-                _, lane = runtime.checkout()
+                lane = runtime.lane()
                 reply = ask(DiscardRequest(root_sha=lane.root_sha, name=entry))
                 result = reply.result if reply is not None else discard(
                     lane, entry, config=runtime.config(), now_ns=runtime.now_ns())

@@ -41,7 +41,7 @@ def _reconstruct(session_id: str, mode: str, max_block_bytes: int):
     from abcd_client.reconstruct_files import served
     from abcd_daemon.wire.messages import ReconstructRequest
 
-    _, lane = runtime.checkout()
+    lane = runtime.lane()
     answered = ask(ReconstructRequest(root_sha=lane.root_sha, session_id=session_id,
                                       mode=mode, max_block_bytes=max_block_bytes), stream=True)
     if answered is not None:
@@ -110,7 +110,7 @@ def run_many(ids: list[str], everything: bool, all_repos: bool, since: str, out:
                              hint="or reconstruct one session with --out -")
         _check_out(out)
         ReconstructOptions(session_id="x", mode=mode, max_block_bytes=max_block_bytes)
-        root_sha = "" if all_repos else runtime.checkout()[1].root_sha
+        root_sha = "" if all_repos else runtime.lane().root_sha
     except AbcdError as err:
         output.fail(err, as_json=as_json)
     run_batch(BatchReconstructRequest(root_sha=root_sha, all_repos=all_repos, session_ids=ids,

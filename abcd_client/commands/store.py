@@ -104,7 +104,7 @@ def register(app, history, daemon) -> None:
         from ..connect import ask
 
         try:
-            _, lane = runtime.checkout()
+            lane = runtime.lane()
             reply = ask(ListRequest(root_sha=lane.root_sha, session_id=session or ""))
             if reply is not None:
                 records = reply.records
@@ -140,7 +140,7 @@ def register(app, history, daemon) -> None:
         from ..connect import ask
 
         try:
-            _, lane = runtime.checkout()
+            lane = runtime.lane()
             answered = ask(ShowRequest(root_sha=lane.root_sha, key=key), stream=True)
             if answered is not None:
                 record, body = answered[0].record, answered[1]

@@ -18,6 +18,7 @@ from .placement import RECORD, Placement, markers
 from .render_turns import TurnWriter
 from .schema import SCHEMA_VERSION, AgentTelemetry, Telemetry
 from .selection import Thread
+from .spans import duration
 
 NOT_RECOVERABLE = "NOT RECOVERABLE from what is stored"
 _PLACED_BY = {
@@ -44,16 +45,6 @@ NO_MAIN_THREAD = (
     "No main-thread record for this session is stored. The sections below are the "
     "sub-agent transcripts that survived; nothing in this document can say where any "
     "of them was spawned by the main thread.\n\n")
-
-
-def duration(seconds: float) -> str:
-    """Go-style ``5m10s`` for a span in seconds (``<1s`` for a positive fraction)."""
-    whole = int(seconds)
-    if whole <= 0:
-        return "<1s" if seconds > 0 else "0s"
-    h, rest = divmod(whole, 3600)
-    m, s = divmod(rest, 60)
-    return (f"{h}h{m}m{s}s" if h else f"{m}m{s}s" if m else f"{s}s")
 
 
 def _time(stamp: str) -> str:

@@ -95,7 +95,7 @@ def register(app, history, daemon) -> None:
 
     @history.command("list")
     def list_cmd(
-        session: Optional[str] = typer.Option(None, "--session", help="Only this session: main thread first, then its sub-agents."),
+        session: Optional[str] = typer.Option(None, "--session", help="Only this session (a unique prefix of 6+ characters will do): main thread first, then its sub-agents."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """List the records of this repository, newest first (metadata only)."""
@@ -110,8 +110,10 @@ def register(app, history, daemon) -> None:
                 records = reply.records
             else:
                 from abcd_daemon.store.records import list_for_session, list_records
+                from abcd_daemon.store.sessions import expand_session
 
-                records = list_for_session(lane, session) if session else list_records(lane)
+                records = (list_for_session(lane, expand_session([lane], session)) if session
+                           else list_records(lane))
         except AbcdError as err:
             output.fail(err, as_json=as_json)
         if as_json:
@@ -145,9 +147,10 @@ def register(app, history, daemon) -> None:
             if answered is not None:
                 record, body = answered[0].record, answered[1]
             else:
-                from abcd_daemon.store.records import read_body, resolve
+                from abcd_daemon.store.records import read_body
+                from abcd_daemon.store.sessions import resolve_record
 
-                record = resolve(lane, key)
+                record = resolve_record(lane, key)
                 body = read_body(lane, record)
         except AbcdError as err:
             output.fail(err, as_json=as_json)

@@ -138,7 +138,9 @@ def resolve_record(lane: Lane, key: str) -> Record:
     for agent in agents:
         owner = next(r.session_id for r in records if r.agent_id == agent)
         details.append(f"agent {agent} of " + candidate_line(describe(lane, owner, sessions[owner])))
-    raise AmbiguousId(f"{key!r} names {len(details)} sessions or agents; give more of the id",
+    named_what = " and ".join(f"{n} {what}{'s' if n > 1 else ''}" for n, what in
+                              ((len(named), "session"), (len(agents), "agent")) if n)
+    raise AmbiguousId(f"{key!r} names {named_what}; give more of the id",
                       hint="any unique prefix of 6 or more characters will do", details=details)
 
 

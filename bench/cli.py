@@ -9,6 +9,8 @@ round after round, the same interpreter runs — back to back, in a shuffled ord
   list         ``abcd history list``         (daemon-served)
   status       ``abcd daemon status``        (daemon-served)
   reconstruct  ``abcd history reconstruct <session> --out DIR``   (daemon-served)
+  floor        ``python -c "import typer, msgspec"`` (reported on stderr only: what the
+               CLI framework and the wire codec cost before abcd runs a line)
 
 Each verb's figure is the median over rounds of (its wall time / that round's bare
 wall time): paired runs, so a machine that is busy for a while slows both sides of a
@@ -104,6 +106,8 @@ def main() -> None:
         daemon = Daemon(env, base / "daemon.log").wait_ready()
         verbs = {
             "bare": [str(PYTHON), "-I", "-c", "pass"],
+            # not a verb: what importing the CLI framework and the wire codec alone costs
+            "floor": [str(PYTHON), "-c", "import typer, msgspec"],
             "help": [str(ABCD), "--help"],
             "list": [str(ABCD), "history", "list"],
             "status": [str(ABCD), "daemon", "status"],

@@ -30,6 +30,11 @@ compaction, missing_reported == missing found, unrecognised_lines == 0.
 
     .venv/bin/python bench/reconstruct.py [--seed N] [--repeat N] [--mb 8]
     .venv/bin/python bench/reconstruct.py --real [--check]
+
+``--corpus`` measures something else: the whole real fixture corpus through the CLI,
+against claude-code-log 1.7.0 on the same tree (``bench/reconstruct_corpus.py``).
+
+    .venv/bin/python bench/reconstruct.py --corpus [--repeat 3] [--ccl PATH]
 """
 
 from __future__ import annotations
@@ -287,16 +292,26 @@ def real(check: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=55)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="runs (default 5; with --corpus, 3 paired rounds)")
     parser.add_argument("--mb", type=float, default=8.0)
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when a target is missed")
     parser.add_argument("--real", action="store_true",
                         help="measure faithfulness over the real fixture sessions")
+    parser.add_argument("--corpus", action="store_true",
+                        help="the real fixture corpus against claude-code-log instead")
+    parser.add_argument("--ccl", default="", help="the claude-code-log executable (--corpus)")
     args = parser.parse_args()
     if args.real:
         real(args.check)
         return
+    if args.corpus:
+        from bench.reconstruct_corpus import run_corpus
+
+        run_corpus(args.repeat or 3, args.ccl, args.check)
+        return
+    args.repeat = args.repeat or 5
     session = build(args.seed, args.mb)
     transcript_bytes = sum(len(body) for _, body in session)
     with tempfile.TemporaryDirectory(prefix="abcd-bench-") as tmp:

@@ -20,9 +20,25 @@ fenced writer of :mod:`.fence`; :mod:`.schema` holds the value types; :mod:`.api
 them.
 """
 
-from .api import reconstruct, reconstruct_records
-from .schema import (AgentTelemetry, Completeness, DroppedRecord, ReconstructOptions,
-                     Reconstruction, Telemetry, TokenCounts, TurnCounts, encode_telemetry)
+import importlib
+
+#: Where each public name is defined. They load on first use (PEP 562), so a client
+#: that only decodes a served reconstruction imports :mod:`.schema`, not the core.
+_PUBLIC = {
+    "reconstruct": "api", "reconstruct_records": "api",
+    **{name: "schema" for name in ("AgentTelemetry", "Completeness", "DroppedRecord",
+                                   "ReconstructOptions", "Reconstruction", "Telemetry",
+                                   "TokenCounts", "TurnCounts", "encode_telemetry")},
+}
+
+
+def __getattr__(name: str):
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AgentTelemetry",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from .fence import code, code_cell
 from .placement import RECORD, TRANSCRIPT, TYPE_CALL, TYPE_RESULT, Placement
 from .schema import AgentTelemetry
+from .spans import duration  # re-exported: one definition, light for the CLI
 
 NOT_RECOVERABLE = "NOT RECOVERABLE from what is stored"
 NOT_STORED = "spawned, transcript not stored"
@@ -20,16 +21,6 @@ TYPE_FROM = {
     TYPE_RESULT: "from the spawning tool result's `agentType`; no hook payload or sidecar "
                  "named it",
 }
-
-
-def duration(seconds: float) -> str:
-    """Go-style ``5m10s`` for a span in seconds (``<1s`` for a positive fraction)."""
-    whole = int(seconds)
-    if whole <= 0:
-        return "<1s" if seconds > 0 else "0s"
-    h, rest = divmod(whole, 3600)
-    m, s = divmod(rest, 60)
-    return (f"{h}h{m}m{s}s" if h else f"{m}m{s}s" if m else f"{s}s")
 
 
 def time_label(stamp: str) -> str:

@@ -23,7 +23,10 @@ def registered_by(name: str) -> set[tuple[str, ...]]:
     importlib.import_module(f"abcd_client.commands.{name}").register(app=app, history=history,
                                                                      daemon=daemon)
     paths = set()
-    for group, sub in (((), app), (("history",), history), (("daemon",), daemon)):
+    groups = [((), app), (("history",), history), (("daemon",), daemon)]
+    # a module may add its own group (``abcd index …``)
+    groups += [((g.name,), g.typer_instance) for g in app.registered_groups]
+    for group, sub in groups:
         for info in sub.registered_commands:
             paths.add(group + (info.name or info.callback.__name__,))
     return paths
@@ -39,7 +42,7 @@ def test_a_command_line_needs_only_its_verbs_module_and_a_help_screen_every_one_
     assert modules_for(["--json", "history", "reconstruct", "x"]) == ("reconstruct",)
     assert set(modules_for(["history", "--help"])) == {m for p, m in VERBS.items() if p[0] == "history"}
     assert set(modules_for(["daemon"])) == {"daemon"}
-    assert set(modules_for(["--help"])) == {"daemon", "redact"}  # hook and redact
+    assert set(modules_for(["--help"])) == {"daemon", "redact", "search", "usage"}  # hook, redact, search, usage
     assert modules_for(["histroy", "list"]) == NAMES  # click's suggestion sees every verb
 
 

@@ -26,9 +26,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from .checks import CHECKS, Context
-from .gate import Gate
+from .gate import Gate, superset_pattern
 from .escapes import after_escape, align_to_units, backslash_run, boundary_before
-from .linear import compile_linear
+from .linear import fast_linear
 from .pem import consume_block
 from .prefilter import VIEW, Prefilter
 from .rules import IDENTITY_KINDS, PEM_KIND, PLACEHOLDERS, Rule
@@ -91,7 +91,7 @@ class _Compiled:
         flags = re.IGNORECASE if rule.ignorecase else 0
         self.rule = rule
         if rule.source in LINEAR_SOURCES:
-            self.rx = compile_linear(rule.regex, rule.ignorecase)
+            self.rx = fast_linear(rule.regex, rule.ignorecase)
         else:
             self.rx = re.compile(rule.regex.encode("utf-8"), flags)
         self.groups = self.rx.groups
@@ -131,15 +131,29 @@ class Scanner:
         self.rules = tuple(rules)
         self._ctx = ctx
         self._comp = [_Compiled(r) for r in self.rules]
-        self._pf = Prefilter([tuple(k.encode("utf-8") for k in r.keywords) for r in self.rules])
         # Rules with no keyword the prefilter could use run over every line.
         self._every_line = [i for i, c in enumerate(self._comp) if c.whole_line and not c.rule.keywords]
-        # The ruleset and our generic rules are gated: tried only in a buffer where
-        # one Vectorscan pass says they match somewhere (``gate``).
-        self._gated = [i for i, r in enumerate(self.rules) if gated and r.source in GATED_SOURCES]
-        self._gate = Gate([self.rules[i].regex for i in self._gated], gate_cache) if self._gated else None
-        self._gated_set = frozenset(self._gated)
-        self._gated_pos = {ci: j for j, ci in enumerate(self._gated)}
+        # Gated rules are tried only on a line where one Vectorscan pass says they
+        # match (``gate``): the ruleset and our generic rules by their own (RE2)
+        # pattern, our bundled ``re`` rules by a superset pattern (assertions
+        # removed: ``gate.superset_pattern``). Identity literals and additions are not.
+        candidates: list[tuple[int, str]] = []
+        for i, r in enumerate(self.rules):
+            if not gated or not r.regex:
+                continue
+            if r.gate:
+                candidates.append((i, r.gate))
+            elif r.source in GATED_SOURCES:
+                candidates.append((i, r.regex))
+            elif r.source == "":
+                pattern = superset_pattern(r.regex, r.ignorecase)
+                if pattern is not None:
+                    candidates.append((i, pattern))
+        self._gate = Gate([p for _, p in candidates], gate_cache) if candidates else None
+        ungated = self._gate.ungated if self._gate is not None else frozenset()
+        #: rule index -> its position in the gate (a rule the gate cannot take is ungated)
+        self._gated_pos = {ci: j for j, (ci, _) in enumerate(candidates) if j not in ungated}
+        self._pf = Prefilter([tuple(k.encode("utf-8") for k in r.keywords) for r in self.rules], self._gated_pos)
         self._home: tuple[int, _Compiled] | bool | None = None  # home_sweep's rule, lazily
         # Equal spans: identity kinds first (PLACEHOLDERS order), then table order.
         order = {k: i for i, k in enumerate(PLACEHOLDERS)}
@@ -214,41 +228,30 @@ class Scanner:
 
     def _scan_buffer(self, buf: bytes, tick, marks: list[int] | None) -> list:
         n = len(buf)
-        hits = self._pf.find(buf.lower())
-        owners = self._pf.owner_table
-        comp = self._comp
-        # The gate, per line: a gated rule is tried only on a line where Vectorscan
-        # says it matches (``lines`` holds the lines where any does, in order).
-        gated = self._gated_set
+        # The gate, per line (``lines``: the lines where any gated rule matches);
+        # the prefilter's hits carry only the rules the gate allows on their line.
         lines = self._gate.matching_by_line(buf) if self._gate is not None else []
-        li = 0
-        line_start, line_end, allowed = lines[0] if lines else (0, -1, frozenset())
-        gated_pos = self._gated_pos
+        hits = self._pf.hits(buf.lower(), lines)
+        comp = self._comp
         done = [0] * len(comp)
         ends: set[int] = set()  # where accepted spans end: a token glued to one starts a word
         out: list = []
         ctx = self._ctx
         countdown = 0
         cov_s = cov_e = -1
-        for k, s, e in hits:
+        for e, s, owners in hits:
             if tick is not None:
                 countdown -= 1
                 if countdown < 0:
                     tick()
                     countdown = _TICK_EVERY
-            for ci in owners[k]:
+            for ci in owners:
                 if ci == VIEW:
                     if marks is not None:
                         marks.append(s)
                     continue
                 if s < done[ci]:
                     continue
-                if ci in gated:
-                    while line_end >= 0 and s > line_end:  # the gate's line of this hit
-                        li += 1
-                        line_start, line_end, allowed = lines[li] if li < len(lines) else (0, -1, frozenset())
-                    if s < line_start or line_end < 0 or gated_pos[ci] not in allowed:
-                        continue  # no match of this rule on the hit's line
                 c = comp[ci]
                 if c.whole_line:
                     # The hit's neighbourhood of its line: PROVIDER_BACK before it, and
@@ -306,13 +309,19 @@ class Scanner:
                     le = buf.find(b"\n", m.end())
                     block = consume_block(buf, m.start(), m.end(), le if le >= 0 else n)
                 out.append((span[0], span[1], ci, block))
-        any_line = frozenset().union(*(a for _, _, a in lines)) if lines else frozenset()
+        gated_pos = self._gated_pos
         for ci in self._every_line:
-            if ci in gated and gated_pos[ci] not in any_line:
-                continue
             if tick is not None:
                 tick()
-            self._line_matches(comp[ci], ci, buf, 0, n, out, ends, ctx)
+            pos = gated_pos.get(ci)
+            if pos is None:
+                self._line_matches(comp[ci], ci, buf, 0, n, out, ends, ctx)
+                continue
+            # Matches never cross a line and RE2 judges assertions on the whole
+            # buffer, so searching the gate's lines finds what searching it all would.
+            for ls, le, allowed in lines:
+                if pos in allowed:
+                    self._line_matches(comp[ci], ci, buf, ls, le, out, ends, ctx)
         return out
 
     @staticmethod

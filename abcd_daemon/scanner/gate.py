@@ -43,7 +43,10 @@ class Gate:
 
     def __init__(self, patterns: Sequence[str], cache_dir: str | None = None) -> None:
         self._n = len(patterns)
-        self._db, self._ungated = _database(tuple(patterns), cache_dir)
+        self._db, ungated = _database(tuple(patterns), cache_dir)
+        #: Positions of the patterns Vectorscan could not take: never reported by
+        #: :meth:`matching_by_line`; the caller must treat them as matching everywhere.
+        self.ungated = frozenset(ungated)
 
     def matching_by_line(self, buf: bytes) -> list[tuple[int, int, frozenset[int]]]:
         """``(line_start, line_end, patterns matching on that line)`` for each line
@@ -55,7 +58,6 @@ class Gate:
             return [(0, len(buf), everything)]
         out: list[tuple[int, int, frozenset[int]]] = []
         hit: set[int] = set()
-        ungated = self._ungated
 
         def on_match(i, _from, _to, _flags, _ctx):
             hit.add(i)
@@ -70,11 +72,178 @@ class Gate:
                 end = n
             if end > pos:
                 scan(bytes(view[pos:end]), match_event_handler=on_match)
-                if hit or ungated:
-                    out.append((pos, end, frozenset(hit) | frozenset(ungated)))
+                if hit:
+                    out.append((pos, end, frozenset(hit)))
                     hit.clear()
             pos = end + 1
         return out
+
+
+_QUANTIFIER_START = "*+?{"
+_ZERO_WIDTH_ESCAPES = "bBAZz"
+
+
+def superset_pattern(regex: str, ignorecase: bool = False) -> str | None:
+    """A Vectorscan pattern matching every substring that the Python ``re`` pattern
+    ``regex`` matches in any window ``[pos, endpos)`` of any text, or None when no
+    such rewrite is known (backreferences, conditionals, a quantified assertion).
+
+    Every zero-width assertion is removed — ``\\b \\B \\A \\Z \\z ^ $`` and
+    lookarounds: without them a pattern matches a superset of the substrings it
+    matched, and no window boundary can then make a match the gate does not see.
+    Named groups become ``(?:``; atomic groups ``(?:`` and possessive quantifiers
+    greedy ones (their matches are a subset of those); Python's ``{,n}`` becomes
+    ``{0,n}`` (elsewhere it is a literal); non-ASCII is spelled as ``\\xHH`` bytes
+    (the rule is compiled from its UTF-8 bytes)."""
+    out: list[str] = ["(?i)"] if ignorecase else []
+    i, n = 0, len(regex)
+    removed = False  # the previous token was a removed assertion
+    while i < n:
+        ch = regex[i]
+        if removed and ch in _QUANTIFIER_START and not (ch == "{" and _quantifier_end(regex, i) < 0):
+            return None  # a quantifier on an assertion: its meaning would move
+        removed = False
+        if ch == "\\":
+            nxt = regex[i + 1 : i + 2]
+            if not nxt:
+                return None
+            if nxt in _ZERO_WIDTH_ESCAPES:
+                removed = True
+                i += 2
+                continue
+            if nxt.isdigit() and nxt != "0":
+                return None  # a backreference
+            out.append(_ascii(regex[i : i + 2]))
+            i += 2
+            continue
+        if ch == "[":
+            j = _class_end(regex, i)
+            if j < 0:
+                return None
+            out.append(_ascii(regex[i:j]))
+            i = j
+            continue
+        if ch in "^$":
+            removed = True
+            i += 1
+            continue
+        if ch == "(" and regex.startswith("(?", i):
+            head = regex[i + 2 : i + 4]
+            if head[:1] in ("=", "!") or head in ("<=", "<!"):
+                j = _group_end(regex, i)
+                if j < 0:
+                    return None
+                removed = True
+                i = j
+                continue
+            if head[:1] == "#":
+                j = regex.find(")", i)
+                if j < 0:
+                    return None
+                i = j + 1
+                continue
+            if head[:1] == "P":
+                if regex.startswith("(?P<", i):
+                    j = regex.find(">", i)
+                    if j < 0:
+                        return None
+                    out.append("(?:")
+                    i = j + 1
+                    continue
+                return None  # (?P=name): a backreference
+            if head[:1] == "(":
+                return None  # a conditional group
+            if head[:1] == ">":
+                out.append("(?:")
+                i += 3
+                continue
+            out.append("(?")
+            i += 2
+            continue
+        if ch in "*+?":
+            out.append(ch)
+            i += 1
+            if i < n and regex[i] == "+":
+                i += 1  # possessive: as greedy
+            continue
+        if ch == "{":
+            j = _quantifier_end(regex, i)
+            if j > 0:
+                body = regex[i + 1 : j - 1]
+                out.append("{0" + body + "}" if body.startswith(",") else "{" + body + "}")
+                i = j
+                if i < n and regex[i] == "+":
+                    i += 1
+                continue
+            out.append("\\{")
+            i += 1
+            continue
+        out.append(_ascii(ch))
+        i += 1
+    return "".join(out)
+
+
+def _ascii(text: str) -> str:
+    if text.isascii():
+        return text
+    return "".join(c if c.isascii() else "".join(f"\\x{b:02x}" for b in c.encode("utf-8")) for c in text)
+
+
+def _quantifier_end(regex: str, i: int) -> int:
+    """The end of a ``{m}``, ``{m,}``, ``{m,n}`` or ``{,n}`` quantifier at ``i``, else -1
+    (Python then reads the brace as a literal)."""
+    j = regex.find("}", i)
+    if j < 0:
+        return -1
+    body = regex[i + 1 : j]
+    lo, comma, hi = body.partition(",")
+    if not (lo or hi) or not (lo.isdigit() or lo == "") or not (hi.isdigit() or hi == ""):
+        return -1
+    if not comma and not lo:
+        return -1
+    return j + 1
+
+
+def _class_end(regex: str, i: int) -> int:
+    """The offset after the character class opening at ``i`` (or -1)."""
+    j = i + 1
+    if regex[j : j + 1] == "^":
+        j += 1
+    if regex[j : j + 1] == "]":
+        j += 1  # a leading ']' is a literal
+    while j < len(regex):
+        c = regex[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "]":
+            return j + 1
+        j += 1
+    return -1
+
+
+def _group_end(regex: str, i: int) -> int:
+    """The offset after the group opening at ``i`` (escapes and classes skipped), or -1."""
+    depth = 0
+    j = i
+    while j < len(regex):
+        c = regex[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "[":
+            j = _class_end(regex, j)
+            if j < 0:
+                return -1
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return -1
 
 
 @functools.lru_cache(maxsize=4)

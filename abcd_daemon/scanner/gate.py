@@ -26,7 +26,7 @@ import hashlib
 import os
 
 from .. import safedir
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 try:
     import hyperscan
@@ -181,6 +181,43 @@ def superset_pattern(regex: str, ignorecase: bool = False) -> str | None:
         out.append(_ascii(ch))
         i += 1
     return "".join(out)
+
+
+def word_prefix_except(words: Collection[bytes], max_len: int = 16) -> str:
+    """A pattern for ``[A-Za-z][A-Za-z0-9]{1,max_len-1}[_.-]`` (a word of 2 to
+    ``max_len`` letters and digits, then a separator) that matches none of ``words``
+    (compared case-insensitively; each a word and its separator) and every other
+    such string: the complement of a finite set, spelled over its trie."""
+    trie: dict = {}
+    for w in words:
+        w = w.lower()
+        if len(w) < 3 or w[-1:] not in (b"_", b".", b"-") or not w[:-1].isalnum() or not w[:1].isalpha():
+            continue  # not of the prefix's form: it could never match anyway
+        node = trie
+        for c in w[:-1]:
+            node = node.setdefault(c, {})
+        node.setdefault(None, set()).add(w[-1])
+    return _except(trie, 0, max_len)
+
+
+def _except(node: dict, depth: int, max_len: int) -> str:
+    """The strings of the prefix form that continue from trie ``node`` (after
+    ``depth`` bytes) and are not words ending there."""
+    alts: list[str] = []
+    seps = set(b"_.-") - node.get(None, set())
+    if depth >= 2 and seps:  # end here, with a separator no word ends with here
+        alts.append("[" + "".join("\\" + chr(c) for c in sorted(seps)) + "]")
+    if depth < max_len:
+        taken = sorted(chr(c) for c in node if c is not None)
+        members = [chr(c) for c in range(128) if chr(c).isalpha() or (depth and chr(c).isdigit())]
+        free = [c for c in members if c.lower() not in taken]
+        if free:  # a byte no word continues with: any tail of the form may follow
+            alts.append("[" + "".join(free) + "]" + f"[A-Za-z0-9]{{{max(0, 1 - depth)},{max_len - depth - 1}}}[_.\\-]")
+        for c in taken:
+            inner = _except(node[ord(c)], depth + 1, max_len)
+            if inner:
+                alts.append((f"[{c}{c.upper()}]" if c.isalpha() else c) + "(?:" + inner + ")")
+    return "|".join(alts)
 
 
 def _ascii(text: str) -> str:

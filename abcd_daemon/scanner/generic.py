@@ -26,6 +26,8 @@ URL userinfo in any scheme and JWTs of any length are bundled rules
 
 from __future__ import annotations
 
+import dataclasses
+
 from .gate import word_prefix_except
 from .rules import WARN, Rule
 from .values import HARNESS_ID_PREFIXES
@@ -147,6 +149,16 @@ GENERIC_RULES: tuple[Rule, ...] = (
         positive=("ZXlKaGJHY2lPaUpJVXpJMU5pSjkuZXlKemRXSWlPaUl4TWpNME5UWTNPRGt3SW4wLmRvempnTnJ5UDRKM2pWbU5IbDB3NQ==",),
         negative=("ZXlKaGJHY2k=",),
     ),
+)
+
+#: A value as the gate spells it: value bytes up to one that is not ``*``. A value of
+#: stars only is abcd's own mask (``values.already_masked``), never a finding, so a
+#: rule ending in ``_VALUE`` is gated by its regex with this in its place: a rescan
+#: then skips the lines where every such value is masked.
+_VALUE_GATE = r"""[^\s"'`\\,;<>(){}\[\]&|]*[^\s"'`\\,;<>(){}\[\]&|*]"""
+GENERIC_RULES = tuple(
+    dataclasses.replace(r, gate=r.regex[: -len(_VALUE)] + _VALUE_GATE) if r.regex.endswith(_VALUE) and not r.gate
+    else r for r in GENERIC_RULES
 )
 
 #: Kinds whose value is starred end to end (its name still matches after masking).

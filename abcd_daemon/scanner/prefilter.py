@@ -46,6 +46,8 @@ VIEW_TRIGGERS: tuple[bytes, ...] = (
     + (b'\\\\\\"',)
 )
 
+#: Per-allowed-set automata kept at most (a scanner sees few distinct sets).
+_MAX_SETS = 256
 #: A gate line: ``(line_start, line_end, allowed gate positions)``.
 GateLine = tuple[int, int, frozenset[int]]
 
@@ -60,8 +62,8 @@ class Prefilter:
     """Keyword automata for ``keywords_per_rule``; ``gated`` maps a gated rule's
     index to its position in the gate (see the module contract)."""
 
-    __slots__ = ("_always", "_always_owners", "_always_mixed", "_gated", "_gated_owners", "_gate_pos",
-                 "_keyworded")
+    __slots__ = ("_always", "_always_owners", "_always_mixed", "_gated", "_gated_words", "_gated_owners",
+                 "_gate_pos", "_keyworded", "_by_set")
 
     def __init__(self, keywords_per_rule: Sequence[Sequence[bytes]], gated: dict[int, int] | None = None) -> None:
         gated = gated or {}
@@ -80,7 +82,9 @@ class Prefilter:
         #: per always keyword: does any owner need the gate's word on the line?
         self._always_mixed = [any(ci in gated for ci in o) for o in self._always_owners]
         self._gated = _automaton(by_gate)
+        self._gated_words = by_gate
         self._gated_owners = [tuple(dict.fromkeys(owners[p])) for p in by_gate]
+        self._by_set: dict[frozenset[int], tuple] = {}
         self._gate_pos = dict(gated)
         #: gate positions of the rules with a keyword in the gated automaton
         self._keyworded = frozenset(gated[ci] for o in self._gated_owners for ci in o)
@@ -111,22 +115,35 @@ class Prefilter:
         if self._gated is not None and lines:
             gated_hits: list[tuple[int, int, tuple[int, ...]]] = []
             keyworded = self._keyworded
-            find = self._gated.find_matches_as_indexes
-            owners = self._gated_owners
-            cache: dict[tuple[int, frozenset[int]], tuple[int, ...]] = {}
             for ls, le, allowed in lines:
-                if keyworded.isdisjoint(allowed):
+                here = keyworded & allowed
+                if not here:
                     continue
-                for k, s, e in find(low[ls:le], overlapping=True):
-                    key = (k, allowed)
-                    who = cache.get(key)
-                    if who is None:
-                        who = cache[key] = self._allowed(owners[k], allowed)
-                    if who:
-                        gated_hits.append((e + ls, s + ls, who))
+                ac, owners = self._for(here)
+                for k, s, e in ac.find_matches_as_indexes(low[ls:le], overlapping=True):
+                    gated_hits.append((e + ls, s + ls, owners[k]))
             if gated_hits:
                 out = gated_hits if not out else sorted(out + gated_hits, key=_order)
         return out
+
+    def _for(self, allowed: frozenset[int]):
+        """The automaton of the gated keywords owned by a rule at a position in
+        ``allowed``, each with those owners only (built once per set, cached)."""
+        got = self._by_set.get(allowed)
+        if got is None:
+            pos = self._gate_pos
+            patterns: list[bytes] = []
+            owners: list[tuple[int, ...]] = []
+            for kw, who in zip(self._gated_words, self._gated_owners):
+                mine = tuple(ci for ci in who if pos[ci] in allowed)
+                if mine:
+                    patterns.append(kw)
+                    owners.append(mine)
+            got = (_automaton(patterns), owners)
+            if len(self._by_set) >= _MAX_SETS:
+                self._by_set.clear()
+            self._by_set[allowed] = got
+        return got
 
     def _allowed(self, who: tuple[int, ...], allowed: Collection[int]) -> tuple[int, ...]:
         pos = self._gate_pos

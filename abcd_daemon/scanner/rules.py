@@ -263,6 +263,8 @@ BUNDLED_RULES: tuple[Rule, ...] = (
         name="password_assignment", kind="secret:password_assignment", severity=WARN,
         keywords=("password", "passwd"),
         regex=r"""(?i:password|passwd)(?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?([^\s"'\\<>{}()\[\]$,;`]{6,128})""",
+        # gated without its stars-only values (abcd's own mask, never a finding)
+        gate=r"""(?i:password|passwd)(?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?[^\s"'\\<>{}()\[\]$,;`]*[^\s"'\\<>{}()\[\]$,;`*]""",
         group=1, boundary="", check="password_value",
         positive=("password=hunter2!x", 'DB_PASSWORD: "s3cr3t-Pa55"', '{"cmd":"mysql --password=Tr0ub4dor&3"}'),
         negative=("password=password_input", "password: ${DB_PASSWORD}", "password = os.environ", '{"password": -10000}',

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from .checks import CHECKS, Context
 from .gate import Gate, superset_pattern
 from .escapes import after_escape, align_to_units, backslash_run, boundary_before
-from .linear import fast_linear
+from .linear import Linear, fast_linear
 from .pem import consume_block
 from .prefilter import VIEW, Prefilter
 from .rules import IDENTITY_KINDS, PEM_KIND, PLACEHOLDERS, Rule
@@ -85,7 +85,7 @@ GATED_SOURCES = frozenset({"provider", "generic"})
 
 class _Compiled:
     __slots__ = ("rule", "rx", "check", "back", "reach", "anchor", "anchor_set", "word", "match_only", "is_pem",
-                 "near", "near_count", "clip", "literal", "whole_line", "groups")
+                 "near", "near_count", "clip", "literal", "whole_line", "groups", "linear")
 
     def __init__(self, rule: Rule) -> None:
         flags = re.IGNORECASE if rule.ignorecase else 0
@@ -95,6 +95,7 @@ class _Compiled:
         else:
             self.rx = re.compile(rule.regex.encode("utf-8"), flags)
         self.groups = self.rx.groups
+        self.linear = isinstance(self.rx, Linear)  # searched with a cheap start test
         # A provider rule is searched over the whole line of its hit, once per line:
         # its pattern, not a window, decides where the secret starts.
         # (Also a generic rule with no keyword: it is a shape, tried on every line.)
@@ -364,7 +365,7 @@ class Scanner:
             return self._accept(c, buf, m, we, n, ctx, ends) or (None, m.end() if c.anchor else 0)
         pos = ws
         for _ in range(_MAX_TRIES):
-            m = rx.search(buf, pos, we)
+            m = rx.search(buf, pos, we, s) if c.linear else rx.search(buf, pos, we)
             if m is None or m.start() > s:
                 return None, 0
             found = self._accept(c, buf, m, we, n, ctx, ends)

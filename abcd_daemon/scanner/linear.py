@@ -81,10 +81,13 @@ class Linear:
     costs several Python calls per match object. Same matches: the same RE2
     program, the same anchoring, ``pos``/``endpos`` clamped as the wrapper does."""
 
-    __slots__ = ("_match", "groups", "pattern")
+    __slots__ = ("_match", "_bounds", "groups", "pattern")
 
-    def __init__(self, compiled) -> None:
+    def __init__(self, compiled, bounds=None) -> None:
         self._match = compiled._regexp.Match
+        # The same program without captures: it finds where a match starts and ends
+        # (RE2's DFA) without the submatch pass, which costs more than the search.
+        self._bounds = bounds._regexp.Match if bounds is not None else None
         self.groups = compiled.groups
         self.pattern = compiled.pattern
 
@@ -99,8 +102,23 @@ class Linear:
             return None
         return LinearMatch(text, spans)
 
-    def search(self, text: bytes, pos: int = 0, endpos: int | None = None) -> LinearMatch | None:
-        return self._run(_UNANCHORED, text, pos, endpos)
+    def search(self, text: bytes, pos: int = 0, endpos: int | None = None,
+               latest: int | None = None) -> LinearMatch | None:
+        """The leftmost match in ``[pos, endpos)``; with ``latest``, None as well when
+        it starts after ``latest`` (then found without its groups: cheaper). The
+        groups of a match are those of the anchored match at its start — the same
+        match, as leftmost-first matching picks it the same way from there."""
+        if latest is None or self._bounds is None:
+            return self._run(_UNANCHORED, text, pos, endpos)
+        n = len(text)
+        pos = 0 if pos < 0 else n if pos > n else pos
+        endpos = n if endpos is None or endpos > n else 0 if endpos < 0 else endpos
+        if pos > endpos:
+            return None
+        start = self._bounds(_UNANCHORED, text, pos, endpos)[0][0]
+        if start < 0 or start > latest:
+            return None
+        return self._run(_ANCHOR_START, text, start, endpos)
 
     def match(self, text: bytes, pos: int = 0, endpos: int | None = None) -> LinearMatch | None:
         return self._run(_ANCHOR_START, text, pos, endpos)
@@ -116,4 +134,22 @@ def fast_linear(pattern: str, ignorecase: bool = False):
     compiled = compile_linear(pattern, ignorecase)
     if _UNANCHORED is None or not hasattr(getattr(compiled, "_regexp", None), "Match"):
         return compiled
-    return Linear(compiled)
+    bounds = None
+    if compiled.groups:
+        try:
+            bounds = re2.compile(compiled.pattern, _OPTIONS_NC_I if ignorecase else _OPTIONS_NC)
+        except re2.error:
+            bounds = None
+    return Linear(compiled, bounds)
+
+
+def _no_capture(options):
+    out = re2.Options()
+    for name in re2.Options.NAMES:
+        setattr(out, name, getattr(options, name))
+    out.never_capture = True
+    return out
+
+
+_OPTIONS_NC = _no_capture(_OPTIONS)
+_OPTIONS_NC_I = _no_capture(_OPTIONS_I)

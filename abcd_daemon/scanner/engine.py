@@ -1,10 +1,24 @@
 """Stage-one detection: bytes in, findings out.
 
-One lower-cased copy and one Aho-Corasick pass find every keyword hit; each rule's
-regex runs only in a bounded window around its own hits (``rules`` module docstring
-states the window contract), with a per-rule high-water mark so overlapping hits do
-not rescan. Lines holding a view trigger are also scanned through their decoded
-views (``views``) and the hits mapped back to whole raw escape units.
+Per buffer: one Vectorscan pass per line (``gate``) says which gated rules match
+on each line; one lower-cased copy and the Aho-Corasick prefilter (``prefilter``)
+give every keyword hit with the rules worth trying there — a gated rule only on a
+line the gate names, so the loop never sees the hits of a rule that cannot match on
+their line. Each rule's regex then runs only in a bounded window around its own hits
+(``rules`` module docstring states the window contract), with a per-rule high-water
+mark so overlapping hits do not rescan; a keyword-less rule is searched over the
+lines the gate names for it. Lines holding a view trigger are also scanned through
+their decoded views (``views``) and the hits mapped back to whole raw escape units.
+
+What is gated (``Scanner.__init__``): the ruleset and our generic rules by their
+RE2 pattern (RE2 judges assertions on the whole buffer, so a window never makes a
+match the line does not have), our bundled ``re`` rules by
+``gate.superset_pattern`` (every assertion removed: a superset in any window), and a
+rule with a ``gate`` field by that pattern — one that matches wherever the rule's
+check can accept (net_ipv6, prefixed_token, the stars-only values of the assignment
+rules). Identity literals and additions are not gated, nor a pattern Vectorscan
+cannot take. Gated and ungated scans find the same spans: ``test_gate`` (real
+transcripts, the labelled corpus, generated text).
 
 Line locality (what lets stage two rescan only changed lines): a finding lies
 inside one line, and whether a span of a line is a finding depends only on that
@@ -16,7 +30,8 @@ multi-line effect; it is carried on the header's finding and applied by the mask
 Tested on the real corpus and on generated text (``test_pipeline``).
 
 Never raises on arbitrary bytes; ``tick`` (the deadline) is called every
-``_TICK_EVERY`` hits and once per view.
+``_TICK_EVERY`` hits, every few hundred gate lines, once per keyword-less rule and
+once per view.
 """
 
 from __future__ import annotations
@@ -229,7 +244,9 @@ class Scanner:
         n = len(buf)
         # The gate, per line (``lines``: the lines where any gated rule matches);
         # the prefilter's hits carry only the rules the gate allows on their line.
-        lines = self._gate.matching_by_line(buf) if self._gate is not None else []
+        lines = self._gate.matching_by_line(buf, tick) if self._gate is not None else []
+        if tick is not None:
+            tick()
         hits = self._pf.hits(buf.lower(), lines)
         comp = self._comp
         done = [0] * len(comp)

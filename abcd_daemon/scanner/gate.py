@@ -1,4 +1,4 @@
-"""The ruleset gate: which rules match anywhere in a buffer, in one Vectorscan pass.
+"""The gate: which rules match on which line of a buffer, in one Vectorscan pass.
 
 Several hundred provider patterns share a few keywords (``key``, ``token``,
 ``secret``), so a keyword hit alone would run dozens of RE2 searches on every busy
@@ -10,8 +10,13 @@ tries only those around their keyword hits. Contract:
   at least one match on it. It is a superset of what RE2 finds line by line (same syntax; ``$``
   and ``^`` per line; a Vectorscan match may cross a newline where RE2 never does),
   so gating never hides a finding — tested against the ungated scan;
-- a pattern Vectorscan cannot compile is never gated (always "matching"); without
-  the library the gate passes everything (correct, only slower);
+- for a Python ``re`` rule, whose assertions see a window's ends as the text's,
+  :func:`superset_pattern` gives the pattern to gate it by (every assertion
+  removed), or None when it knows none; :func:`word_prefix_except` spells "a word
+  prefix that is none of these" for hand-written gates (``Rule.gate``);
+- a pattern Vectorscan cannot compile is never gated: it is in :attr:`Gate.ungated`
+  and never reported, and the caller tries it everywhere; without the library the
+  gate passes everything (correct, only slower);
 - compiling ~500 patterns takes seconds, so the database is cached: per process,
   and on disk under :func:`~abcd_daemon.paths.cache_dir` keyed by the SHA-256 of the
   patterns (a directory verified as ``safedir`` verifies every abcd directory, a file
@@ -34,6 +39,7 @@ except ImportError:  # pragma: no cover - a dependency; the gate then passes all
     hyperscan = None
 
 _FLAGS = 0
+_TICK_LINES = 512
 if hyperscan is not None:
     _FLAGS = hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_ALLOWEMPTY
 
@@ -48,11 +54,12 @@ class Gate:
         #: :meth:`matching_by_line`; the caller must treat them as matching everywhere.
         self.ungated = frozenset(ungated)
 
-    def matching_by_line(self, buf: bytes) -> list[tuple[int, int, frozenset[int]]]:
+    def matching_by_line(self, buf: bytes, tick=None) -> list[tuple[int, int, frozenset[int]]]:
         """``(line_start, line_end, patterns matching on that line)`` for each line
         of ``buf`` that has any, in order (``line_end`` is the offset of its newline
         or the end). Lines with none are left out. A pattern is judged on its line alone,
-        as RE2 matches it (never across a newline)."""
+        as RE2 matches it (never across a newline). ``tick`` (the deadline) is called
+        every ``_TICK_LINES`` lines."""
         if self._db is None:
             everything = frozenset(range(self._n))
             return [(0, len(buf), everything)]
@@ -66,7 +73,13 @@ class Gate:
         scan = self._db.scan
         view = memoryview(buf)
         pos, n = 0, len(buf)
+        countdown = _TICK_LINES
         while pos <= n:
+            if tick is not None:
+                countdown -= 1
+                if countdown < 0:
+                    tick()
+                    countdown = _TICK_LINES
             end = buf.find(b"\n", pos)
             if end < 0:
                 end = n

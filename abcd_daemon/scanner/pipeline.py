@@ -105,6 +105,8 @@ def redact_text(
     if homes0:
         masked = _mask_all(text, homes0)
         folded, _ = _json_guard(text, masked.text, masked.edits, homes0)
+    if tick is not None:
+        tick()
     findings = scanner.find(folded, tick)
     masked = _mask_all(folded, findings)
     out, changed = _json_guard(folded, masked.text, masked.edits, findings)

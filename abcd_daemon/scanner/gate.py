@@ -170,6 +170,9 @@ def superset_pattern(regex: str, ignorecase: bool = False) -> str | None:
                 out.append("(?:")
                 i += 3
                 continue
+            flags = regex[i + 2 : i + 2 + len(regex[i + 2 :]) - len(regex[i + 2 :].lstrip("aiLmsux-"))]
+            if "x" in flags:
+                return None  # verbose syntax: whitespace and comments would be read as text
             out.append("(?")
             i += 2
             continue

@@ -94,7 +94,8 @@ def test_superset_patterns_drop_every_assertion(regex, expected):
     assert superset_pattern(regex) == expected
 
 
-@pytest.mark.parametrize("regex", [r"(a)\1", r"(?P<n>a)(?P=n)", r"(?(1)a|b)", r"\b*a", r"(?=a)+b"])
+@pytest.mark.parametrize("regex", [r"(a)\1", r"(?P<n>a)(?P=n)", r"(?(1)a|b)", r"\b*a", r"(?=a)+b", "(?x) a b",
+                                   "(?ix:a b)"])
 def test_a_pattern_without_a_known_superset_is_not_gated(regex):
     assert superset_pattern(regex) is None
 

@@ -1,10 +1,24 @@
 """Stage-one detection: bytes in, findings out.
 
-One lower-cased copy and one Aho-Corasick pass find every keyword hit; each rule's
-regex runs only in a bounded window around its own hits (``rules`` module docstring
-states the window contract), with a per-rule high-water mark so overlapping hits do
-not rescan. Lines holding a view trigger are also scanned through their decoded
-views (``views``) and the hits mapped back to whole raw escape units.
+Per buffer: one Vectorscan pass per line (``gate``) says which gated rules match
+on each line; one lower-cased copy and the Aho-Corasick prefilter (``prefilter``)
+give every keyword hit with the rules worth trying there — a gated rule only on a
+line the gate names, so the loop never sees the hits of a rule that cannot match on
+their line. Each rule's regex then runs only in a bounded window around its own hits
+(``rules`` module docstring states the window contract), with a per-rule high-water
+mark so overlapping hits do not rescan; a keyword-less rule is searched over the
+lines the gate names for it. Lines holding a view trigger are also scanned through
+their decoded views (``views``) and the hits mapped back to whole raw escape units.
+
+What is gated (``Scanner.__init__``): the ruleset and our generic rules by their
+RE2 pattern (RE2 judges assertions on the whole buffer, so a window never makes a
+match the line does not have), our bundled ``re`` rules by
+``gate.superset_pattern`` (every assertion removed: a superset in any window), and a
+rule with a ``gate`` field by that pattern — one that matches wherever the rule's
+check can accept (net_ipv6, prefixed_token, the stars-only values of the assignment
+rules). Identity literals and additions are not gated, nor a pattern Vectorscan
+cannot take. Gated and ungated scans find the same spans: ``test_gate`` (real
+transcripts, the labelled corpus, generated text).
 
 Line locality (what lets stage two rescan only changed lines): a finding lies
 inside one line, and whether a span of a line is a finding depends only on that
@@ -16,7 +30,8 @@ multi-line effect; it is carried on the header's finding and applied by the mask
 Tested on the real corpus and on generated text (``test_pipeline``).
 
 Never raises on arbitrary bytes; ``tick`` (the deadline) is called every
-``_TICK_EVERY`` hits and once per view.
+``_TICK_EVERY`` hits, every few hundred gate lines, once per keyword-less rule and
+once per view.
 """
 
 from __future__ import annotations
@@ -27,9 +42,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from .checks import CHECKS, Context
-from .gate import Gate
+from .gate import Gate, superset_pattern
 from .escapes import after_escape, align_to_units, backslash_run, boundary_before, spaced
-from .linear import compile_linear
+from .linear import Linear, fast_linear
 from .pem import consume_block
 from .prefilter import VIEW, Prefilter
 from .rules import IDENTITY_KINDS, PEM_KIND, PLACEHOLDERS, Rule
@@ -60,6 +75,27 @@ def _to_line_end(rx, buf: bytes, m, we: int):
     return m
 
 
+def _merge_lines(a: list, b: list, shift: int) -> list:
+    """Two gates' ``(line_start, line_end, positions)`` lists (sorted, over the same
+    lines) as one, ``b``'s positions shifted by ``shift``."""
+    if not b:
+        return a
+    out, i, j = [], 0, 0
+    while i < len(a) or j < len(b):
+        if j >= len(b) or (i < len(a) and a[i][0] < b[j][0]):
+            out.append(a[i])
+            i += 1
+            continue
+        moved = frozenset(x + shift for x in b[j][2])
+        if i < len(a) and a[i][0] == b[j][0]:
+            out.append((a[i][0], a[i][1], a[i][2] | moved))
+            i += 1
+        else:
+            out.append((b[j][0], b[j][1], moved))
+        j += 1
+    return out
+
+
 def _yield_fallbacks(spans: list, fallback: frozenset[int]) -> list:
     """``spans`` (sorted ``(start, -end, prio, ci, block)``) without the fallback
     rules' spans that other rules' spans cover but for ``FALLBACK_SLACK`` bytes."""
@@ -81,19 +117,6 @@ def _yield_fallbacks(spans: list, fallback: frozenset[int]) -> list:
                 continue
         kept.append(h)
     return kept
-
-
-def _line_spans(buf: bytes) -> list[tuple[int, int]]:
-    """``(start, end)`` of each line of ``buf`` (``end`` at its newline or the end)."""
-    out, pos, n = [], 0, len(buf)
-    while pos <= n:
-        end = buf.find(b"\n", pos)
-        if end < 0:
-            end = n
-        if end > pos:
-            out.append((pos, end))
-        pos = end + 1
-    return out
 
 
 def _delimiter_after(buf: bytes, pos: int, n: int) -> int:
@@ -127,20 +150,21 @@ GATED_SOURCES = frozenset({"provider", "generic"})
 
 
 class _Compiled:
-    __slots__ = ("rule", "rx", "linear", "check", "back", "reach", "anchor", "anchor_set", "word", "match_only", "is_pem",
-                 "near", "near_count", "clip", "literal", "whole_line", "groups")
+    __slots__ = ("rule", "rx", "check", "back", "reach", "anchor", "anchor_set", "word", "match_only", "is_pem",
+                 "near", "near_count", "clip", "literal", "whole_line", "groups", "linear", "spaced")
 
     def __init__(self, rule: Rule) -> None:
         flags = re.IGNORECASE if rule.ignorecase else 0
         self.rule = rule
-        # Linear rules are matched on the buffer's ``spaced`` copy (escaped
-        # whitespace read as whitespace); abcd's own rules judge escapes themselves.
-        self.linear = rule.source in LINEAR_SOURCES
-        if self.linear:
-            self.rx = compile_linear(rule.regex, rule.ignorecase)
+        if rule.source in LINEAR_SOURCES:
+            self.rx = fast_linear(rule.regex, rule.ignorecase)
         else:
             self.rx = re.compile(rule.regex.encode("utf-8"), flags)
         self.groups = self.rx.groups
+        self.linear = isinstance(self.rx, Linear)  # searched with a cheap start test
+        # Rules abcd did not write read the buffer's ``spaced`` copy (escaped
+        # whitespace read as whitespace); abcd's own rules judge escapes themselves.
+        self.spaced = rule.source in LINEAR_SOURCES
         # A provider rule is searched over the whole line of its hit, once per line:
         # its pattern, not a window, decides where the secret starts.
         # (Also a generic rule with no keyword: it is a shape, tried on every line.)
@@ -177,18 +201,40 @@ class Scanner:
         self.rules = tuple(rules)
         self._ctx = ctx
         self._comp = [_Compiled(r) for r in self.rules]
-        self._pf = Prefilter([tuple(k.encode("utf-8") for k in r.keywords) for r in self.rules])
         # Rules with no keyword the prefilter could use run over every line.
         self._every_line = [i for i, c in enumerate(self._comp) if c.whole_line and not c.rule.keywords]
-        # The ruleset and our generic rules are gated: tried only in a buffer where
-        # one Vectorscan pass says they match somewhere (``gate``).
-        self._gated = [i for i, r in enumerate(self.rules) if gated and r.source in GATED_SOURCES]
-        self._gate = Gate([self.rules[i].regex for i in self._gated], gate_cache) if self._gated else None
-        self._gated_set = frozenset(self._gated)
-        self._gated_pos = {ci: j for j, ci in enumerate(self._gated)}
-        #: Shape-only rules: a finding of theirs that overlaps any other rule's is
-        #: dropped — the rule that knows the token's format labels it (and its
-        #: severity decides), the shape rule covers only what nothing else saw.
+        # Gated rules are tried only on a line where one Vectorscan pass says they
+        # match (``gate``): the ruleset and our generic rules by their own (RE2)
+        # pattern, our bundled ``re`` rules by a superset pattern (assertions
+        # removed: ``gate.superset_pattern``). Identity literals and additions are not.
+        # Two databases, because the two kinds of rule read different bytes: the
+        # ruleset and the generic rules match the ``spaced`` copy, our own ``re``
+        # rules the raw buffer — each is gated on what it reads. Positions of the
+        # raw gate's patterns follow the spaced gate's (one numbering, one line list).
+        spaced_c: list[tuple[int, str]] = []
+        raw_c: list[tuple[int, str]] = []
+        for i, r in enumerate(self.rules):
+            if not gated or not r.regex:
+                continue
+            if r.source in GATED_SOURCES:
+                spaced_c.append((i, r.gate or r.regex))
+            elif r.source == "":
+                pattern = superset_pattern(r.gate or r.regex, r.ignorecase)
+                if pattern is not None:
+                    raw_c.append((i, pattern))
+        self._gate = Gate([p for _, p in spaced_c], gate_cache) if spaced_c else None
+        self._raw_gate = Gate([p for _, p in raw_c], gate_cache) if raw_c else None
+        self._raw_shift = len(spaced_c)
+        ungated = set(self._gate.ungated) if self._gate is not None else set()
+        if self._raw_gate is not None:
+            ungated |= {j + self._raw_shift for j in self._raw_gate.ungated}
+        candidates = spaced_c + raw_c
+        #: rule index -> its position in the gates (a rule a gate cannot take is ungated)
+        self._gated_pos = {ci: j for j, (ci, _) in enumerate(candidates) if j not in ungated}
+        self._pf = Prefilter([tuple(k.encode("utf-8") for k in r.keywords) for r in self.rules], self._gated_pos)
+        #: Shape-only rules: a finding of theirs that the findings of other rules
+        #: cover (but for ``FALLBACK_SLACK`` bytes) is dropped — the rule that knows
+        #: the token's format labels it, and its severity decides.
         self._fallback = frozenset(i for i, r in enumerate(self.rules) if r.kind in FALLBACK_KINDS)
         self._home: tuple[int, _Compiled] | bool | None = None  # home_sweep's rule, lazily
         # Equal spans: identity kinds first (PLACEHOLDERS order), then table order.
@@ -266,44 +312,37 @@ class Scanner:
 
     def _scan_buffer(self, buf: bytes, tick, marks: list[int] | None) -> list:
         n = len(buf)
-        hits = self._pf.find(buf.lower())
-        sbuf = spaced(buf)  # what linear rules (and so the gate) read: same offsets
-        owners = self._pf.owner_table
+        # The gate, per line (``lines``: the lines where any gated rule matches);
+        # the prefilter's hits carry only the rules the gate allows on their line.
+        sbuf = spaced(buf)  # what the ruleset and the generic rules read: same offsets
+        lines = self._gate.matching_by_line(sbuf, tick) if self._gate is not None else []
+        if self._raw_gate is not None:
+            lines = _merge_lines(lines, self._raw_gate.matching_by_line(buf, tick), self._raw_shift)
+        if tick is not None:
+            tick()
+        hits = self._pf.hits(buf.lower(), lines)
         comp = self._comp
-        # The gate, per line: a gated rule is tried only on a line where Vectorscan
-        # says it matches (``lines`` holds the lines where any does, in order).
-        gated = self._gated_set
-        lines = self._gate.matching_by_line(sbuf) if self._gate is not None else []
-        li = 0
-        line_start, line_end, allowed = lines[0] if lines else (0, -1, frozenset())
-        gated_pos = self._gated_pos
         done = [0] * len(comp)
         ends: set[int] = set()  # where accepted spans end: a token glued to one starts a word
         out: list = []
         ctx = self._ctx
         countdown = 0
         cov_s = cov_e = -1
-        for k, s, e in hits:
+        for e, s, owners in hits:
             if tick is not None:
                 countdown -= 1
                 if countdown < 0:
                     tick()
                     countdown = _TICK_EVERY
-            for ci in owners[k]:
+            for ci in owners:
                 if ci == VIEW:
                     if marks is not None:
                         marks.append(s)
                     continue
                 if s < done[ci]:
                     continue
-                if ci in gated:
-                    while line_end >= 0 and s > line_end:  # the gate's line of this hit
-                        li += 1
-                        line_start, line_end, allowed = lines[li] if li < len(lines) else (0, -1, frozenset())
-                    if s < line_start or line_end < 0 or gated_pos[ci] not in allowed:
-                        continue  # no match of this rule on the hit's line
                 c = comp[ci]
-                b = sbuf if c.linear else buf
+                b = sbuf if c.spaced else buf
                 if c.whole_line:
                     # The hit's neighbourhood of its line: PROVIDER_BACK before it, and
                     # PROVIDER_REACH after, widened to the next delimiter so a token is
@@ -360,20 +399,20 @@ class Scanner:
                     le = buf.find(b"\n", m.end())
                     block = consume_block(buf, m.start(), m.end(), le if le >= 0 else n)
                 out.append((span[0], span[1], ci, block))
-        # Rules with no keyword: tried on each line the gate names for them (every
-        # line when ungated), one line at a time — RE2's ``$`` holds only at the end
-        # of what it is given, and a pattern never matches a newline.
+        gated_pos = self._gated_pos
         for ci in self._every_line:
             if tick is not None:
                 tick()
-            c = comp[ci]
-            if ci in gated and self._gate is not None:
-                j = gated_pos[ci]
-                spans = [(ls_, le_) for ls_, le_, allowed_ in lines if j in allowed_]
-            else:
-                spans = _line_spans(sbuf)
-            for ls_, le_ in spans:
-                self._line_matches(c, ci, sbuf, ls_, le_, out, ends, ctx)
+            pos = gated_pos.get(ci)
+            b = sbuf if comp[ci].spaced else buf
+            if pos is None:  # (``(?m)``: ``$`` holds at every line end)
+                self._line_matches(comp[ci], ci, b, 0, n, out, ends, ctx)
+                continue
+            # Matches never cross a line and RE2 judges assertions on the whole
+            # buffer, so searching the gate's lines finds what searching it all would.
+            for ls, le, allowed in lines:
+                if pos in allowed:
+                    self._line_matches(comp[ci], ci, b, ls, le, out, ends, ctx)
         return out
 
     @staticmethod
@@ -418,7 +457,7 @@ class Scanner:
             return self._accept(c, buf, m, we, n, ctx, ends) or (None, m.end() if c.anchor else 0)
         pos = ws
         for _ in range(_MAX_TRIES):
-            m = rx.search(buf, pos, we)
+            m = rx.search(buf, pos, we, s) if c.linear else rx.search(buf, pos, we)
             if m is None or m.start() > s:
                 return None, 0
             found = self._accept(c, buf, m, we, n, ctx, ends)
@@ -434,8 +473,8 @@ class Scanner:
         m = _to_line_end(c.rx, buf, m, we)
         if c.word and not boundary_before(buf, m.start()) and m.start() not in ends:
             return None  # no leading boundary, unless a finding just ended there
-        if c.check is not None and not c.check(buf, m, ctx):
-            return None
+        # The cheap vetoes first (all are pure: the order changes no outcome); a
+        # rescan meets mostly values it masked itself.
         span = m.span(c.rule.group)
         if span[0] < 0:
             span = m.span()
@@ -444,4 +483,6 @@ class Scanner:
             return None
         if c.rule.kind not in IDENTITY_KINDS and not c.is_pem and is_placeholder(value):
             return None  # ghp_XXXX…, sk_live_your_key_here: text that stands for a secret
+        if c.check is not None and not c.check(buf, m, ctx):
+            return None
         return m, span

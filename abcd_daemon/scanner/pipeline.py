@@ -1,5 +1,11 @@
 """The two-stage redaction pass: sanitise (with the home fold) → JSON guard → verify.
 
+0. Home pre-fold (round 0): the caller's home in the spellings the stage-two
+   backstop knows (``Scanner.home_sweep``: plain, ``\\/``-escaped, ``%2F``; the
+   same rule and check as in the scan) is masked first, through the same mask and
+   JSON guard. Nearly every line of a transcript holds the home (its ``cwd``), so
+   without this pass 1 would change nearly every line and stage two would rescan
+   all of them.
 1. Sanitise: stage-one findings (every rule, raw bytes and decoded views) are
    masked (``mask``); a finding the mask left outside every edit refuses. The
    caller's home is a finding like any other (``home_path_self``), folded to ``~``
@@ -20,8 +26,11 @@
    backstop). Anything left refuses the whole text (``RedactionResidual``).
 
 Why rescanning only the changed lines is enough: the engine is line-local (see
-``engine``): findings on a line depend only on that line. A line no round changed
-had no finding, so a rescan of it would find none. This is tested
+``engine``): findings on a line depend only on that line. Pass 1 scans the whole
+folded text, so a line no round from pass 1 on changed is, byte for byte, a line
+pass 1 scanned and found nothing on — whether round 0 changed it or not (a line
+changed only by round 0 was scanned in pass 1 in its folded form, which is its
+output form) — and a rescan of it would find none. This is tested
 (``test_rescanning_changed_lines_equals_rescanning_everything`` and the generated
 text property tests).
 
@@ -89,11 +98,20 @@ def redact_text(
     tick = _ticker(deadline, clock)
     if tick is not None:
         tick()
-    findings = scanner.find(text, tick)
-    masked = _mask_all(text, findings)
-    out, changed = _json_guard(text, masked.text, masked.edits, findings)
-    found = list(findings)
-    where = _located(text, findings)
+    # Round 0: the caller's home folded first (the sweep's spellings), so that pass 1
+    # scans folded text and stage two rescans only the lines pass 1 changed.
+    homes0 = scanner.home_sweep(text, tick)
+    folded = text
+    if homes0:
+        masked = _mask_all(text, homes0)
+        folded, _ = _json_guard(text, masked.text, masked.edits, homes0)
+    if tick is not None:
+        tick()
+    findings = scanner.find(folded, tick)
+    masked = _mask_all(folded, findings)
+    out, changed = _json_guard(folded, masked.text, masked.edits, findings)
+    found = homes0 + findings
+    where = _located(text, homes0) + _located(folded, findings)
     for round_ in range(1, SANITISE_ROUNDS + 1):
         if tick is not None:
             tick()

@@ -1,15 +1,33 @@
-"""The Aho-Corasick keyword prefilter: one pass that says where each rule may match.
+"""The Aho-Corasick keyword prefilter: where each rule may match, in text order.
 
 Keywords are lower-case byte literals searched (overlapping) on a lower-cased copy
 of the text, so a rule's regex decides case itself. Besides rule keywords the
 automaton carries *view triggers*: the bytes that say a line needs a decoded view
 (a printable-ASCII ``\\u00XX`` escape, an escaped solidus, a ``%XX``, a PEM marker
 behind escapes).
+
+Two automata, so that keywords present everywhere (``key``, ``token``, ``secret``)
+cost nothing on the lines where none of their rules can match:
+
+- the *always* automaton holds every keyword with at least one owner that is not
+  gated (a view trigger, an identity literal, an addition, a rule the gate could
+  not take), and runs over the whole buffer;
+- the *gated* automaton holds the keywords all of whose owners are gated rules
+  (``gate``), and runs only over the lines where the gate says one of those rules
+  matches.
+
+:meth:`Prefilter.hits` returns ``(end, start, owners)`` for every keyword hit, in
+the order one automaton over the whole buffer would give (by end, then start:
+overlapping hits of a DFA), with ``owners`` cut to the rules the gate allows on the
+hit's line (an ungated owner is always kept). A hit left with no owner is dropped.
+So the engine sees exactly the (hit, rule) pairs an ungated scan would try, minus
+those of a rule the gate proves has no match on the line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import bisect
+from collections.abc import Collection, Sequence
 
 import ahocorasick_rs
 
@@ -28,28 +46,117 @@ VIEW_TRIGGERS: tuple[bytes, ...] = (
     + (b'\\\\\\"',)
 )
 
+#: Per-allowed-set automata kept at most (a scanner sees few distinct sets).
+_MAX_SETS = 256
+#: A gate line: ``(line_start, line_end, allowed gate positions)``.
+GateLine = tuple[int, int, frozenset[int]]
+
+
+def _automaton(patterns: list[bytes]):
+    if not patterns:
+        return None
+    return ahocorasick_rs.BytesAhoCorasick(patterns, implementation=ahocorasick_rs.Implementation.DFA)
+
 
 class Prefilter:
-    """``find(low)`` returns ``(owners, start, end)`` triples in text order, where
-    ``owners`` is a tuple of rule indices (``VIEW`` marks a view trigger)."""
+    """Keyword automata for ``keywords_per_rule``; ``gated`` maps a gated rule's
+    index to its position in the gate (see the module contract)."""
 
-    __slots__ = ("_ac", "_owners")
+    __slots__ = ("_always", "_always_owners", "_always_mixed", "_gated", "_gated_words", "_gated_owners",
+                 "_gate_pos", "_keyworded", "_by_set")
 
-    def __init__(self, keywords_per_rule: Sequence[Sequence[bytes]]) -> None:
+    def __init__(self, keywords_per_rule: Sequence[Sequence[bytes]], gated: dict[int, int] | None = None) -> None:
+        gated = gated or {}
         owners: dict[bytes, list[int]] = {}
         for idx, keywords in enumerate(keywords_per_rule):
             for kw in keywords:
                 owners.setdefault(kw.lower(), []).append(idx)
         for kw in VIEW_TRIGGERS:
             owners.setdefault(kw, []).append(VIEW)
-        patterns = list(owners)
-        self._owners = [tuple(dict.fromkeys(owners[p])) for p in patterns]
-        self._ac = ahocorasick_rs.BytesAhoCorasick(patterns, implementation=ahocorasick_rs.Implementation.DFA)
+        always: list[bytes] = []
+        by_gate: list[bytes] = []
+        for kw, who in owners.items():
+            (by_gate if all(ci in gated for ci in who) else always).append(kw)
+        self._always = _automaton(always)
+        self._always_owners = [tuple(dict.fromkeys(owners[p])) for p in always]
+        #: per always keyword: does any owner need the gate's word on the line?
+        self._always_mixed = [any(ci in gated for ci in o) for o in self._always_owners]
+        self._gated = _automaton(by_gate)
+        self._gated_words = by_gate
+        self._gated_owners = [tuple(dict.fromkeys(owners[p])) for p in by_gate]
+        self._by_set: dict[frozenset[int], tuple] = {}
+        self._gate_pos = dict(gated)
+        #: gate positions of the rules with a keyword in the gated automaton
+        self._keyworded = frozenset(gated[ci] for o in self._gated_owners for ci in o)
 
-    def find(self, low: bytes) -> list[tuple[int, int, int]]:
-        """Overlapping hits ``(pattern_index, start, end)`` on the lower-cased text."""
-        return self._ac.find_matches_as_indexes(low, overlapping=True)
+    def find(self, low: bytes) -> list[tuple[int, int, tuple[int, ...]]]:
+        """Every hit ``(end, start, owners)`` on the lower-cased text, ungated (both
+        automata over the whole text, every owner kept), in hit order."""
+        everything = [(0, len(low), frozenset(self._gate_pos.values()))]
+        return self.hits(low, everything)
 
-    @property
-    def owner_table(self) -> list[tuple[int, ...]]:
-        return self._owners
+    def hits(self, low: bytes, lines: Sequence[GateLine]) -> list[tuple[int, int, tuple[int, ...]]]:
+        """The hits of ``low`` (the lower-cased buffer) given the gate's ``lines``
+        (the lines where any gated rule matches, in order; see the module contract)."""
+        out: list[tuple[int, int, tuple[int, ...]]] = []
+        if self._always is not None:
+            owners = self._always_owners
+            mixed = self._always_mixed
+            starts = None
+            for k, s, e in self._always.find_matches_as_indexes(low, overlapping=True):
+                who = owners[k]
+                if mixed[k]:
+                    if starts is None:
+                        starts = [ln[0] for ln in lines]
+                    who = self._allowed(who, _line_at(lines, starts, s))
+                    if not who:
+                        continue
+                out.append((e, s, who))
+        if self._gated is not None and lines:
+            gated_hits: list[tuple[int, int, tuple[int, ...]]] = []
+            keyworded = self._keyworded
+            for ls, le, allowed in lines:
+                here = keyworded & allowed
+                if not here:
+                    continue
+                ac, owners = self._for(here)
+                for k, s, e in ac.find_matches_as_indexes(low[ls:le], overlapping=True):
+                    gated_hits.append((e + ls, s + ls, owners[k]))
+            if gated_hits:
+                out = gated_hits if not out else sorted(out + gated_hits, key=_order)
+        return out
+
+    def _for(self, allowed: frozenset[int]):
+        """The automaton of the gated keywords owned by a rule at a position in
+        ``allowed``, each with those owners only (built once per set, cached)."""
+        got = self._by_set.get(allowed)
+        if got is None:
+            pos = self._gate_pos
+            patterns: list[bytes] = []
+            owners: list[tuple[int, ...]] = []
+            for kw, who in zip(self._gated_words, self._gated_owners):
+                mine = tuple(ci for ci in who if pos[ci] in allowed)
+                if mine:
+                    patterns.append(kw)
+                    owners.append(mine)
+            got = (_automaton(patterns), owners)
+            if len(self._by_set) >= _MAX_SETS:
+                self._by_set.clear()
+            self._by_set[allowed] = got
+        return got
+
+    def _allowed(self, who: tuple[int, ...], allowed: Collection[int]) -> tuple[int, ...]:
+        pos = self._gate_pos
+        return tuple(ci for ci in who if ci not in pos or pos[ci] in allowed)
+
+
+def _order(hit: tuple[int, int, tuple[int, ...]]) -> tuple[int, int]:
+    return hit[0], hit[1]
+
+
+def _line_at(lines: Sequence[GateLine], starts: list[int], pos: int) -> frozenset[int]:
+    """The allowed set of the gate line holding ``pos`` (empty when none does)."""
+    i = bisect.bisect_right(starts, pos) - 1
+    if i >= 0 and pos < lines[i][1] + 1:
+        return lines[i][2]
+    return frozenset()

@@ -104,6 +104,10 @@ class Rule:
     #: in ``[hit, hit + reach)`` (an IPv4 address holds three dots, a MAC five colons).
     near: str = ""
     near_count: int = 0
+    #: The rule's Vectorscan gate pattern, when its own (assertions removed) would
+    #: pass nearly every line: it must match, on its line, every match the rule's
+    #: ``check`` can accept (``engine``; tested by ``test_gate``).
+    gate: str = ""
 
 
 # Example bodies (random, never real credentials).
@@ -259,6 +263,8 @@ BUNDLED_RULES: tuple[Rule, ...] = (
         name="password_assignment", kind="secret:password_assignment", severity=WARN,
         keywords=("password", "passwd"),
         regex=r"""(?i:password|passwd)(?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?([^\s"'\\<>{}()\[\]$,;`]{6,128})""",
+        # gated without its stars-only values (abcd's own mask, never a finding)
+        gate=r"""(?i:password|passwd)(?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?[^\s"'\\<>{}()\[\]$,;`]*[^\s"'\\<>{}()\[\]$,;`*]""",
         group=1, boundary="", check="password_value",
         positive=("password=hunter2!x", 'DB_PASSWORD: "s3cr3t-Pa55"', '{"cmd":"mysql --password=Tr0ub4dor&3"}'),
         negative=("password=password_input", "password: ${DB_PASSWORD}", "password = os.environ", '{"password": -10000}',
@@ -335,6 +341,9 @@ BUNDLED_RULES: tuple[Rule, ...] = (
         keywords=("::",) + tuple(f"{a:x}:{b:x}" for a in range(16) for b in range(16)),
         regex=r"::[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){1,6}(?:(?:\.\d{1,3}){3})?|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:(?:\.\d{1,3}){3})?",
         anchor="0-9A-Fa-f:.", back=48, reach=64, boundary="", check="ipv6", near=":", near_count=2,
+        # The check takes only a match holding "::" or six or seven colons (a clock
+        # time 10:22:33 is a regex match on nearly every transcript line).
+        gate=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{0,4}){6}",
         positive=("2a01:4f8:c17:b8f::2", "[fd12:3456:789a::1]:80", "::ffff:10.1.2.3"),
         negative=("2001:db8::1", "::1", "fe80::1", "std::string::npos", "10:22:33", "2001:db8::/32"),
     ),

@@ -225,3 +225,29 @@ def test_a_cascade_that_does_not_converge_refuses(scanner, monkeypatch):
     with pytest.raises(RedactionResidual) as err:
         redact_text(scanner, b"ping nas.local-----BEGIN RSA PRIVATE KEY-----\n")
     assert err.value.kinds == ["net:lan_hostname"]
+
+
+def test_the_home_is_folded_before_pass_one_so_stage_two_rescans_only_what_pass_one_changed(scanner, monkeypatch):
+    """Round 0 folds the home on every line; pass 1 scans the folded text whole, so
+    stage two rescans only the line pass 1 changed — and still nothing is left."""
+    lines = [line("plain words", cwd="/Users/ada/src/app") for _ in range(5)]
+    lines[2] = line(f"token {GHP}", cwd="/Users/ada/src/app")
+    rescanned = []
+    real = pipeline.rescan
+
+    def spy(sc, out, changed, tick=None):
+        rescanned.append(list(changed))
+        return real(sc, out, changed, tick)
+
+    monkeypatch.setattr(pipeline, "rescan", spy)
+    text = b"\n".join(lines)
+    out = redact_text(scanner, text)
+    assert out.home_paths == 5 and out.secrets == 1
+    assert [[out.text.count(b"\n", 0, a) for a, _ in changed] for changed in rescanned] == [[2]]
+    assert b"/Users/ada" not in out.text and _rescan_everything(scanner, out.text) == []
+
+
+def test_a_token_beside_the_home_is_masked_after_the_fold(scanner):
+    raw = line("see /Users/ada/" + GHP + " and %2FUsers%2Fada%2F" + GHP)
+    out = redact_text(scanner, raw)
+    assert GHP[4:-4].encode() not in out.text and _rescan_everything(scanner, out.text) == []

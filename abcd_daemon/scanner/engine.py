@@ -424,8 +424,19 @@ class Scanner:
         rule's check vetoes are not findings."""
         rx = c.rx
         pos = ls
+        longest = c.rule.longest if c.linear else 0
         while pos < le:
-            m = rx.search(buf, pos, le)
+            if longest:
+                where = rx.bounds(buf, pos, le)
+                if where is None:
+                    return
+                if where[1] - where[0] > longest:
+                    pos = where[1]  # a blob, not a token: its groups are never read
+                    continue
+                m = rx.match(buf, where[0], le)
+            else:
+                # (RE2's DFA finds the match, the capture pass runs only on it)
+                m = rx.search(buf, pos, le, le) if c.linear else rx.search(buf, pos, le)
             if m is None:
                 return
             m = _to_line_end(rx, buf, m, le)

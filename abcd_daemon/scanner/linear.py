@@ -124,6 +124,17 @@ class Linear:
             return None
         return self._run(_ANCHOR_START, text, start, endpos)
 
+    def bounds(self, text: bytes, pos: int, endpos: int) -> tuple[int, int] | None:
+        """Where the leftmost match in ``[pos, endpos)`` starts and ends, found
+        without reading its groups (None when there is none)."""
+        if self._bounds is None:
+            m = self._run(_UNANCHORED, text, pos, endpos)
+            return None if m is None else m.span()
+        if pos > endpos:
+            return None
+        s, e = self._bounds(_UNANCHORED, text, pos, endpos)[0]
+        return None if s < 0 else (s, e)
+
     def match(self, text: bytes, pos: int = 0, endpos: int | None = None) -> LinearMatch | None:
         return self._run(_ANCHOR_START, text, pos, endpos)
 

@@ -63,7 +63,7 @@ class Prefilter:
     index to its position in the gate (see the module contract)."""
 
     __slots__ = ("_always", "_always_owners", "_always_mixed", "_gated", "_gated_words", "_gated_owners",
-                 "_gate_pos", "_keyworded", "_by_set")
+                 "_gate_pos", "_keyworded", "_by_set", "_words_at")
 
     def __init__(self, keywords_per_rule: Sequence[Sequence[bytes]], gated: dict[int, int] | None = None) -> None:
         gated = gated or {}
@@ -88,6 +88,12 @@ class Prefilter:
         self._gate_pos = dict(gated)
         #: gate positions of the rules with a keyword in the gated automaton
         self._keyworded = frozenset(gated[ci] for o in self._gated_owners for ci in o)
+        #: gate position -> the gated keywords (indices) its rule owns
+        words_at: dict[int, list[int]] = {}
+        for wi, who in enumerate(self._gated_owners):
+            for ci in who:
+                words_at.setdefault(gated[ci], []).append(wi)
+        self._words_at = words_at
 
     def find(self, low: bytes) -> list[tuple[int, int, tuple[int, ...]]]:
         """Every hit ``(end, start, owners)`` on the lower-cased text, ungated (both
@@ -134,10 +140,11 @@ class Prefilter:
             pos = self._gate_pos
             patterns: list[bytes] = []
             owners: list[tuple[int, ...]] = []
-            for kw, who in zip(self._gated_words, self._gated_owners):
-                mine = tuple(ci for ci in who if pos[ci] in allowed)
+            words = sorted({wi for j in allowed for wi in self._words_at.get(j, ())})
+            for wi in words:
+                mine = tuple(ci for ci in self._gated_owners[wi] if pos[ci] in allowed)
                 if mine:
-                    patterns.append(kw)
+                    patterns.append(self._gated_words[wi])
                     owners.append(mine)
             got = (_automaton(patterns), owners)
             if len(self._by_set) >= _MAX_SETS:

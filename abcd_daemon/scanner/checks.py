@@ -9,6 +9,7 @@ The registry ``CHECKS`` is what a rule's ``check`` field names.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Callable
 
@@ -216,11 +217,16 @@ def token_shaped(buf, m, ctx) -> bool:
 def not_public(buf, m, ctx) -> bool:
     """``secret_value``, unless the name says the value is public (a public key) or
     is one of the names that hold ids rather than secrets (``"key"``, ``cache_key``)."""
-    name = buf[m.start() : m.start(1)]
-    bare = re.sub(rb"[^a-z0-9_]", b"", name.lower().split(b"=")[0].split(b":")[0])
-    if _PUBLIC_NAME.search(name) or bare.lstrip(b"_n") in _ID_NAMES or _FILE_NAME.search(name):
+    if _names_no_secret(buf[m.start() : m.start(1)]):
         return False
     return looks_secret(m.group(1))
+
+
+@functools.lru_cache(maxsize=4096)  # pure; a transcript repeats its names
+def _names_no_secret(name: bytes) -> bool:
+    """The name (with its separator) says the value is public, an id, or a file."""
+    bare = re.sub(rb"[^a-z0-9_]", b"", name.lower().split(b"=")[0].split(b":")[0])
+    return bool(_PUBLIC_NAME.search(name) or bare.lstrip(b"_n") in _ID_NAMES or _FILE_NAME.search(name))
 
 
 def flag_value(buf, m, ctx) -> bool:

@@ -81,6 +81,10 @@ def bare_random(buf: bytes, m, ctx) -> bool:
     lead = _HEAD.match(v)
     if lead is not None and lead.group().lower() in HARNESS_ID_PREFIXES:
         return False
+    if len(v) in (64, 76) and _B64_LINE.fullmatch(v):
+        s, e = m.span(1)
+        if (s == 0 or buf[s - 1] == 0x0A) and (e == len(buf) or buf[e] == 0x0A):
+            return False  # a whole line of wrapped base64 (a PEM body line, `base64` output)
     if v.startswith(_FILE_MAGIC) or not _alnum_random(v):
         return False
     if b"/" in v and not re.search(rb"[0-9]", v.split(b"/", 1)[0]):
@@ -94,10 +98,6 @@ def bare_random(buf: bytes, m, ctx) -> bool:
         return False
     if re.search(rb"(?:ssh|ecdsa)-[a-z0-9-]+ $|sk-ssh-[a-z0-9@.-]+ $", before):
         return False
-    le = buf.find(b"\n", m.end(1))
-    if s == ls and (le < 0 and m.end(1) == len(buf) or le == m.end(1)) and len(v) in (64, 76) \
-            and _B64_LINE.fullmatch(v):
-        return False  # a whole line of wrapped base64 (a PEM body line, `base64` output)
     head = buf.rfind(b"-----BEGIN", ls, s)
     if head >= 0 and _PUBLIC_BLOCK.match(buf, head) and buf.find(b"-----END ", head, s) < 0:
         return False

@@ -23,11 +23,11 @@ Three predicates, all pure over the candidate value's bytes:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import urllib.parse
 import zlib
-from collections import Counter
 
 #: Documented example credentials (provider docs, SDK samples): never real.
 EXAMPLE_SECRETS = frozenset({
@@ -50,7 +50,6 @@ _WORDISH = re.compile(rb"[A-Za-z][A-Za-z_.:/-]*")  # words, identifiers, slugs w
 _CODE_REF = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(|\[|$)|.*\(\)?$|.*\[['\"]?$")
 _DIGIT = re.compile(rb"[0-9]")
 _DIGIT_OR_SYMBOL = re.compile(rb"[0-9]|[^A-Za-z0-9_.-]")
-_CLASSES = tuple(re.compile(p) for p in (rb"[a-z]", rb"[A-Z]", rb"[0-9]", rb"[^A-Za-z0-9]"))
 _LITERALS = frozenset({b"true", b"false", b"null", b"none", b"nil", b"undefined", b"yes", b"no", b"on", b"off"})
 
 
@@ -62,6 +61,7 @@ def already_masked(value: bytes) -> bool:
     return stars >= 4 and len(value) - stars <= 5 and b"****" in value
 
 
+@functools.lru_cache(maxsize=8192)  # pure; rules that share a value ask twice
 def is_placeholder(value: bytes) -> bool:
     """A value that stands for a secret (documented, named, templated, a run, or a
     checksummed token whose checksum is wrong)."""
@@ -94,13 +94,33 @@ def bad_checksum(value: bytes) -> bool:
 
 
 def entropy(value: bytes) -> float:
-    """Shannon entropy in bits per byte."""
+    """Shannon entropy in bits per byte: log2(n) - sum(k log2 k) / n over the byte counts."""
     n = len(value)
     if n == 0:
         return 0.0
-    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+    count = value.count
+    acc = 0.0
+    for b in set(value):
+        k = count(b)
+        acc += _KLOGK[k] if k < len(_KLOGK) else k * math.log2(k)
+    return max(0.0, math.log2(n) - acc / n)
 
 
+_KLOGK = [0.0] + [k * math.log2(k) for k in range(1, 4097)]
+
+
+_LOWER, _UPPER, _DIGITS = bytes(range(97, 123)), bytes(range(65, 91)), bytes(range(48, 58))
+_ALNUM_BYTES = _LOWER + _UPPER + _DIGITS
+
+
+def _classes(v: bytes) -> int:
+    """How many of lower case, upper case, digits and other bytes ``v`` holds."""
+    n = len(v)
+    return ((len(v.translate(None, _LOWER)) < n) + (len(v.translate(None, _UPPER)) < n)
+            + (len(v.translate(None, _DIGITS)) < n) + (len(v.translate(None, _ALNUM_BYTES)) > 0))
+
+
+@functools.lru_cache(maxsize=8192)  # pure; rules that share a value ask twice
 def looks_secret(value: bytes, min_len: int = 8) -> bool:
     """The generic gate: ``value`` (taken after a secret-ish name) is worth masking."""
     v = value.strip(b"'\"`")
@@ -116,7 +136,7 @@ def looks_secret(value: bytes, min_len: int = 8) -> bool:
         return False  # os.environ, getApiKey(), self.token
     if v[:2] in (b"$(", b"${", b"%(") or v.startswith((b"ssh-", b"ecdsa-", b"sk-ssh-")):
         return False  # a command substitution, or a public key's algorithm name
-    classes = sum(p.search(v) is not None for p in _CLASSES)
+    classes = _classes(v)
     h = entropy(v)
     if len(v) >= 20:
         return h >= 3.0 and classes >= 2

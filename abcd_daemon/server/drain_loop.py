@@ -45,9 +45,13 @@ def index_sync(daemon, roots: set[str] | None) -> None:
     """Bring the search index level with the records of ``roots`` (every lane when
     None). The index is derived data: a failure here is logged and never stops the
     drain; the next sync (or any ``abcd search``) repairs it."""
-    from ..index.db import connect, sync
+    import os
+
+    from ..index.db import connect, index_path, sync
 
     try:
+        if roots is None and not os.path.exists(index_path(daemon.home)) and not _any_records(daemon.home):
+            return  # a new store: the index is created with its first record, not before
         lanes = None if roots is None else [Lane(daemon.home, r) for r in sorted(roots)]
         conn = connect(daemon.home)
         try:
@@ -56,6 +60,19 @@ def index_sync(daemon, roots: set[str] | None) -> None:
             conn.close()
     except Exception as exc:  # noqa: BLE001 - derived data must not stop the drain
         log_unexpected(log, "index update", exc)
+
+
+def _any_records(home) -> bool:
+    import os
+
+    for lane in list_lanes(home):
+        try:
+            with os.scandir(lane.records) as it:
+                if any(e.name.endswith(".md") for e in it):
+                    return True
+        except OSError:
+            continue
+    return False
 
 
 def _plan(daemon, now_trio: float):

@@ -44,18 +44,23 @@ class OverCap(RetryableError):
     def __init__(self, message: str, *, reason: str, hint: str = "") -> None:
         super().__init__(message, hint=hint or (
             "nothing was stored and the transcript is kept; raise max_line_bytes / "
-            "max_transcript_bytes in config.toml, then run `abcd history retry`"))
+            "max_transcript_bytes in config.toml, restart the daemon, then run "
+            "`abcd history retry --all`"))
         self.reason = reason
 
 
 def line_too_long(what: str, line_no: int, cap: int) -> OverCap:
     return OverCap(f"{what} has a line (line {line_no}) over the {cap}-byte line cap "
-                   "(max_line_bytes); refused whole, not truncated", reason="line-too-long")
+                   "(max_line_bytes); refused whole, not truncated, and kept — raise "
+                   "max_line_bytes in config.toml, restart the daemon, then `abcd history "
+                   "retry`", reason="line-too-long")
 
 
 def too_big(what: str, size: int, cap: int) -> OverCap:
     return OverCap(f"{what} is {size} bytes, over the {cap}-byte transcript cap "
-                   "(max_transcript_bytes); refused whole, not truncated", reason="too-big")
+                   "(max_transcript_bytes); refused whole, not truncated, and kept — raise "
+                   "max_transcript_bytes in config.toml, restart the daemon, then `abcd "
+                   "history retry`", reason="too-big")
 
 
 def iter_lines(src, length: int, *, line_cap: int, what: str = "transcript",

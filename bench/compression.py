@@ -30,7 +30,11 @@ def main(argv=None) -> int:
     ap.add_argument("--levels", default="1,3,9,19")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
-    import zstandard
+    try:
+        import zstandard
+    except ImportError:
+        raise SystemExit("bench/compression.py needs the zstandard package (not a dependency "
+                         "of abcd: records are stored plain): .venv/bin/pip install zstandard")
 
     fixtures = Path(os.environ.get("ABCD_FIXTURES", "/work/shared/fixtures/claude-code-log"))
     files = sorted(fixtures.rglob("*.jsonl"))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import socket
 import time
+from typing import Union
 
 from abcd_daemon.errors import AbcdError, DaemonBusy, DaemonUnavailable, ProtocolError, StoreMismatch
 from abcd_daemon.paths import Home, socket_path
@@ -30,7 +31,7 @@ class RemoteError(AbcdError):
     """A refusal the daemon reported."""
 
     def __init__(self, reply: m.ErrorReply) -> None:
-        super().__init__(reply.message, hint=reply.hint)
+        super().__init__(reply.message, hint=reply.hint, details=reply.details)
         self.kind = reply.kind
         self.exit_code = reply.exit_code
 
@@ -39,7 +40,7 @@ class DaemonClient:
     def __init__(self, sock: socket.socket, welcome: m.Welcome) -> None:
         self.sock = sock
         self.welcome = welcome
-        self.decoder = FrameDecoder(max_frame=m.MAX_FRAME)
+        self.decoder = FrameDecoder(max_frame=m.MAX_FRAME, type=Union[m.Welcome, m.ErrorReply])
 
     def close(self) -> None:
         self.sock.close()
@@ -64,7 +65,11 @@ class DaemonClient:
             self.decoder.feed(data)
 
     def request(self, request):
-        """Send ``request``; return its (head) reply. Raises RemoteError on a refusal."""
+        """Send ``request``; return its (head) reply. Raises RemoteError on a refusal.
+        Only the replies that can answer it (:data:`~abcd_daemon.wire.messages.ANSWERS`)
+        are decoded; any other reply is a protocol error."""
+        answers = m.ANSWERS.get(type(request))
+        self.decoder.expect(Union[(m.ErrorReply, *answers)] if answers else m.Message)
         self.sock.sendall(encode_frame(request))
         return self._receive()
 
@@ -78,6 +83,14 @@ class DaemonClient:
             if not isinstance(message, m.Chunk):
                 raise ProtocolError(f"expected a chunk, got {type(message).__name__}")
             parts.append(message.data)
+
+    def until(self, last: type):
+        """Yield every message of a stream up to and including the first ``last``."""
+        while True:
+            message = self._receive()
+            yield message
+            if isinstance(message, last):
+                return
 
     def messages(self):
         """Yield the messages of a progress stream until a non-Progress message."""

@@ -31,12 +31,27 @@ def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess | None:
         return None
 
 
+def _under_a_git_dir(directory: str) -> bool:
+    """True when ``directory`` or a parent holds a ``.git`` (a work tree's mark; git's
+    own environment overrides are scrubbed by :func:`git_env`, so none other counts)."""
+    path = os.path.realpath(directory)
+    while True:
+        if os.path.lexists(os.path.join(path, ".git")):
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+
+
 def committable(paths: list[str]) -> list[tuple[str, str, str]]:
     """The paths (all in one directory) that lie in a git work tree and are not ignored:
     (path, path relative to the work tree, the repository's exclude file)."""
     if not paths:
         return []
     directory = os.path.dirname(paths[0])
+    if not _under_a_git_dir(directory):
+        return []  # no work tree can hold it: spare the git run
     top = _git(["rev-parse", "--show-toplevel"], directory)
     if top is None or top.returncode != 0:
         return []

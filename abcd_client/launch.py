@@ -19,14 +19,12 @@ import sys
 import time
 
 from abcd_daemon.errors import AbcdError, DaemonUnavailable
-from abcd_daemon.fsio.dirs import ensure_chain
-from abcd_daemon.paths import Home, socket_path
 
 #: How long ``start`` waits for the new daemon to answer.
 START_TIMEOUT_S = 15.0
 
 
-def running(home: Home):
+def running(home):
     """A connected client of ``home``'s daemon, or None when none answers. Raises
     AbcdError for a daemon that is busy or serves another store on this socket."""
     from .connect import connect
@@ -54,9 +52,11 @@ def refusal_from(stderr_text: str, returncode: int) -> AbcdError:
     return AbcdError(f"the daemon exited at start (status {returncode}): {last}")
 
 
-def start_background(home: Home, env=None) -> dict:
+def start_background(home, env=None) -> dict:
     """Start a daemon unless one answers. Returns what happened (``started``, ``pid``,
     and for a new one ``log`` and ``socket``). Raises AbcdError with the refusal."""
+    from abcd_daemon.fsio.dirs import ensure_chain
+    from abcd_daemon.paths import socket_path
     from abcd_daemon.server.preflight import preflight
 
     env = os.environ if env is None else env

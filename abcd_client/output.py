@@ -15,7 +15,6 @@ import os
 import sys
 from typing import Any, NoReturn
 
-import msgspec
 import typer
 
 from abcd_daemon.errors import AbcdError
@@ -23,8 +22,6 @@ from abcd_daemon.sizes import human_bytes
 from abcd_daemon.termsafe import clean_line, sanitize_block
 
 __all__ = ["emit_json", "fail", "fold_home", "fold_paths", "human_bytes", "note", "say"]
-
-_ENC = msgspec.json.Encoder(order="deterministic")
 
 
 def fold_home(text: str) -> str:
@@ -60,7 +57,10 @@ def fold_paths(value: Any) -> Any:
 
 def emit_json(value: Any) -> None:
     """Print one JSON document (home-folded, 2-space indent) on stdout."""
-    data = msgspec.json.format(_ENC.encode(fold_paths(msgspec.to_builtins(value))), indent=2)
+    import msgspec  # here, not at the top: a verb that prints no JSON never imports it
+
+    encoder = msgspec.json.Encoder(order="deterministic")
+    data = msgspec.json.format(encoder.encode(fold_paths(msgspec.to_builtins(value))), indent=2)
     sys.stdout.write(data.decode("utf-8") + "\n")
     sys.stdout.flush()
 
@@ -80,9 +80,16 @@ def fail(err: AbcdError, *, as_json: bool = False) -> NoReturn:
     """Render ``err`` at the edge and exit with its code."""
     message = fold_home(str(err))
     hint = fold_home(err.hint)
+    details = [fold_home(line) for line in getattr(err, "details", ())]
     if as_json:
-        emit_json({"error": {"message": message, "hint": hint, "kind": type(err).__name__}})
+        error = {"message": message, "hint": hint,
+                 "kind": getattr(err, "kind", "") or type(err).__name__}
+        if details:
+            error["details"] = details
+        emit_json({"error": error})
     note(f"abcd: {message}")
+    for line in details:
+        note(f"abcd:   {line}")
     if hint:
         note(f"abcd: {hint}")
     raise typer.Exit(err.exit_code)

@@ -42,8 +42,10 @@ class Bar:
         elapsed = now - self.started
         if 0 < fraction < 1 and elapsed > 0.5:
             eta = f"  ETA {_duration(elapsed / fraction - elapsed)}"
+        amount = (f"{output.human_bytes(bytes_done)} of {output.human_bytes(bytes_total)}"
+                  if bytes_total else output.human_bytes(bytes_done))  # 0: total unknown
         line = (f"{label:<9}[{'#' * filled}{'.' * (20 - filled)}] {files_done}/{files_total} files  "
-                f"{output.human_bytes(bytes_done)} of {output.human_bytes(bytes_total)}{eta}")
+                f"{amount}{eta}")
         self.stream.write("\r" + line.ljust(self.width))
         self.stream.flush()
         self.width = len(line)

@@ -67,6 +67,8 @@ class Config:
     redaction_workers: int = 1
     #: Scanner additions, as given (validated by the scanner).
     scanner_additions: tuple[dict, ...] = ()
+    #: ``[pricing."<model>"]`` tables: prices that override or add to the shipped table.
+    pricing: tuple[tuple[str, dict], ...] = ()
     #: SIGTERM grace: the current item may finish within this many seconds.
     shutdown_grace_s: float = 10.0
     #: systemd watchdog ping interval fallback when WATCHDOG_USEC is absent.
@@ -149,6 +151,18 @@ def parse_config(text: str, *, source: str = "config.toml") -> Config:
             if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
                 raise InputError(f"{source}: [[scanner.rules]] must be a list of tables")
             changes["scanner_additions"] = tuple(rules)
+        elif key == "pricing":
+            if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+                raise InputError(f"{source}: [pricing.\"<model>\"] must be tables of prices",
+                                 hint="input, output, cache_write, cache_read: USD per million tokens")
+            from .index.pricing import _price
+
+            for model, table in value.items():
+                try:
+                    _price(model, table, source)
+                except ValueError as exc:
+                    raise InputError(str(exc)) from None
+            changes["pricing"] = tuple(sorted(value.items()))
         else:
             raise InputError(
                 f"{source}: unknown setting {key!r}",

@@ -14,25 +14,37 @@ Rules:
 
 from __future__ import annotations
 
-import msgspec
 
-#: What decoding untrusted JSON or msgpack can raise: malformed bytes, the wrong shape,
-#: or nesting deeper than the decoder follows (RecursionError, not a DecodeError). Every
-#: reader of bytes it did not write catches this whole tuple.
-UNDECODABLE = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+def __getattr__(name: str):
+    """``UNDECODABLE`` — what decoding untrusted JSON or msgpack can raise: malformed
+    bytes, the wrong shape, or nesting deeper than the decoder follows (RecursionError,
+    not a DecodeError). Every reader of bytes it did not write catches this whole tuple.
+    Built on first use, so importing the error tree does not import msgspec (CLI
+    start-up)."""
+    if name == "UNDECODABLE":
+        import msgspec
+
+        value = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 class AbcdError(Exception):
     """Base of every error abcd raises on purpose.
 
-    ``hint`` is an optional second sentence telling the user what to do.
+    ``hint`` is an optional second sentence telling the user what to do; ``details``
+    optional lines that belong to the message (the candidates of an ambiguous id), one
+    fact each, printed one per line below it.
     """
 
     exit_code = 1
 
-    def __init__(self, message: str, *, hint: str = "") -> None:
+    def __init__(self, message: str, *, hint: str = "", details=()) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.details = tuple(details)
 
     def __str__(self) -> str:
         return self.message
@@ -44,6 +56,11 @@ class InputError(AbcdError):
     exit_code = 2
 
 
+class AmbiguousId(InputError):
+    """A short id (a prefix) names more than one session or agent; ``details`` lists
+    the candidates."""
+
+
 class NotFoundError(AbcdError):
     """A record, staged entry or session the caller named does not exist."""
 
@@ -53,12 +70,15 @@ class NotFoundError(AbcdError):
 class ReadRefused(AbcdError):
     """A guarded read refused a file: not regular, a symlink, over its cap, or empty.
 
-    ``reason`` is one of ``not-regular``, ``too-big``, ``empty``, ``unreadable``.
+    ``reason`` is one of ``not-regular``, ``too-big``, ``empty``, ``unreadable``. The
+    first three are what the caller named (bad input, exit 2); ``unreadable`` is an
+    I/O fault (exit 1).
     """
 
     def __init__(self, message: str, *, reason: str, hint: str = "") -> None:
         super().__init__(message, hint=hint)
         self.reason = reason
+        self.exit_code = 1 if reason == "unreadable" else 2
 
 
 class StorePathError(AbcdError):
@@ -109,8 +129,8 @@ class RedactionResidual(PermanentError):
         super().__init__(
             f"redaction left {len(positions)} blocking span(s) unresolved "
             f"[{', '.join(self.kinds)}]{where}; refusing to write",
-            hint="the transcript is kept unredacted in quarantine; inspect it, then "
-            "`abcd history discard <entry> --yes`",
+            hint="nothing was stored from this transcript; the line and rule above say "
+            "where to look",
         )
 
 

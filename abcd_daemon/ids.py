@@ -14,6 +14,9 @@ import re
 from .errors import InputError
 from .limits import ID_MAX_LEN
 
+#: The shortest prefix that stands for a whole id (session, agent, failed payload), as
+#: git takes a short hash: long enough to be unique in any one user's corpus.
+PREFIX_MIN = 6
 ROOT_SHA_RE = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})")
 _ID_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
 

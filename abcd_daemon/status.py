@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import msgspec
 
-from .queue.survey import LaneBacklog
+from .queue.results import LaneBacklog
 
 
 class PassSummary(msgspec.Struct, kw_only=True, omit_defaults=True):

@@ -15,7 +15,26 @@ Each figure is the best of ``--repeat`` runs. The last line printed is one JSON 
 "agents_placed", "agents_total"}``. Targets: full_vs_floor ≤ 3, every agent placed,
 spine ≤ 30 % of full.
 
+``--real`` measures faithfulness instead, over every session in
+``tests/fixtures/claude-code-log/real_projects`` — empty main files and sessions named
+only by their sub-agents included — stored as capture stores them (see
+``tests/reconstruct/real.py``). What the files say is counted independently of the
+reconstruct package (``independent_spawns``) and compared with what reconstruction
+reports: agents placed / agents whose spawning call is in a stored thread, agents
+typed / sub-agents (compaction agents apart; every placed agent must be typed),
+compaction agents linked / stored, spawns without a transcript reported / found, and
+unrecognised lines. Last line: ``{"placed", "placeable", "typed", "agents",
+"compaction_linked", "compaction", "missing_reported", "unrecognised_lines"}``.
+Targets: placed == placeable, every placed agent typed, compaction_linked ==
+compaction, missing_reported == missing found, unrecognised_lines == 0.
+
     .venv/bin/python bench/reconstruct.py [--seed N] [--repeat N] [--mb 8]
+    .venv/bin/python bench/reconstruct.py --real [--check]
+
+``--corpus`` measures something else: the whole real fixture corpus through the CLI,
+against claude-code-log 1.7.0 on the same tree (``bench/reconstruct_corpus.py``).
+
+    .venv/bin/python bench/reconstruct.py --corpus [--repeat 3] [--ccl PATH]
 """
 
 from __future__ import annotations
@@ -215,14 +234,84 @@ def best(fn, repeat: int):
     return min(times), result
 
 
+def real(check: bool) -> None:
+    """The ``--real`` mode (see the module docstring)."""
+    from tests.reconstruct.real import independent_spawns, sessions, store_session
+    totals = dict.fromkeys(("placed", "placeable", "typed", "agents", "compaction_linked",
+                            "compaction", "missing_reported", "unrecognised_lines"), 0)
+    missing_found = placed_untyped = placed_not_placeable = empty = 0
+    with tempfile.TemporaryDirectory(prefix="abcd-bench-") as tmp:
+        lane = Lane(Home(Path(tmp) / "home"), ROOT)
+        for main in sessions():
+            said = independent_spawns(main)
+            session = store_session(lane, main)
+            if not list_for_session(lane, session):
+                empty += 1  # an empty main file and no sub-agent: nothing is stored
+                continue
+            t = reconstruct(lane, ReconstructOptions(session_id=session),
+                            now_ns=time.time_ns()).telemetry
+            c = t.completeness
+            subs = [a for a in t.agents if not a.is_main_thread]
+            ordinary = [a for a in subs if a.agent_id not in said["compaction"]]
+            placed = [a for a in ordinary if a.spawned_at_turn]
+            totals["placed"] += len(placed)
+            totals["placeable"] += len(said["placeable"])
+            placed_not_placeable += sum(a.agent_id not in said["placeable"] for a in placed)
+            totals["typed"] += sum(bool(a.agent_type) for a in ordinary)
+            placed_untyped += sum(not a.agent_type for a in placed)
+            totals["agents"] += len(ordinary)
+            totals["compaction_linked"] += c.compaction_agents_linked
+            totals["compaction"] += len(said["compaction"])
+            totals["missing_reported"] += c.agents_spawned_not_stored
+            missing_found += len(said["missing"])
+            totals["unrecognised_lines"] += c.lines_unrecognised
+            print(f"{session}: {len(subs)} sub-agent(s), {len(placed)} placed of "
+                  f"{len(said['placeable'])} placeable, {c.agents_spawned_not_stored} missing "
+                  f"reported of {len(said['missing'])}, {c.lines_unrecognised} unrecognised",
+                  file=sys.stderr)
+    print(f"{empty} session(s) with nothing stored (an empty main file, no sub-agent)",
+          file=sys.stderr)
+    print(f"placed but untyped: {placed_untyped}; placed though no call names them: "
+          f"{placed_not_placeable}; spawns without a transcript found: {missing_found}",
+          file=sys.stderr)
+    missed = [name for name, ok in (
+        ("placed == placeable", totals["placed"] == totals["placeable"]
+         and not placed_not_placeable),
+        ("every placed agent typed", not placed_untyped),
+        ("every compaction agent linked", totals["compaction_linked"] == totals["compaction"]),
+        ("every spawn without a transcript reported",
+         totals["missing_reported"] == missing_found),
+        ("no unrecognised lines", totals["unrecognised_lines"] == 0)) if not ok]
+    if missed:
+        print("MISSED: " + ", ".join(missed), file=sys.stderr)
+    print(json.dumps(totals))
+    if check and missed:
+        sys.exit(1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=55)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="runs (default 5; with --corpus, 3 paired rounds)")
     parser.add_argument("--mb", type=float, default=8.0)
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when a target is missed")
+    parser.add_argument("--real", action="store_true",
+                        help="measure faithfulness over the real fixture sessions")
+    parser.add_argument("--corpus", action="store_true",
+                        help="the real fixture corpus against claude-code-log instead")
+    parser.add_argument("--ccl", default="", help="the claude-code-log executable (--corpus)")
     args = parser.parse_args()
+    if args.real:
+        real(args.check)
+        return
+    if args.corpus:
+        from bench.reconstruct_corpus import run_corpus
+
+        run_corpus(args.repeat or 3, args.ccl, args.check)
+        return
+    args.repeat = args.repeat or 5
     session = build(args.seed, args.mb)
     transcript_bytes = sum(len(body) for _, body in session)
     with tempfile.TemporaryDirectory(prefix="abcd-bench-") as tmp:

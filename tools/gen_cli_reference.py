@@ -176,9 +176,22 @@ def render(commands: list[Command]) -> str:
         summary = c.help.split("\n\n", 1)[0]
         out.append(f"| [`{c.path}`](#{anchor(c.path)}) | {cell(_first_sentence(summary))} |")
     out.append("")
+    out += render_conventions()
     for c in commands:
         out += render_command(c)
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def render_conventions() -> list[str]:
+    """Exit statuses and environment, from :mod:`abcd_client.exits` (one table each)."""
+    from abcd_client.exits import ENVIRONMENT, EXIT_CODES
+
+    out = ["## Exit status", "", "Every verb but `abcd hook` (which always exits 0):", "",
+           "| status | meaning |", "|---|---|"]
+    out += [f"| `{code}` | {cell(meaning)} |" for code, meaning in EXIT_CODES]
+    out += ["", "## Environment", "", "| variable | meaning |", "|---|---|"]
+    out += [f"| `{name}` | {cell(meaning)} |" for name, meaning in ENVIRONMENT]
+    return out + [""]
 
 
 def _first_sentence(text: str) -> str:

@@ -152,7 +152,8 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Show whether the daemon runs: version, uptime, queue depth, last pass, overdue,
-        quarantined, what it follows, harness transcripts not stored. Exits 3 when it is not running."""
+        quarantined, failed hook payloads (each with its reason), what it follows, harness
+        transcripts not stored. Exits 1 when it is not running."""
         from abcd_daemon.wire import messages as m
 
         client = _running(as_json)
@@ -162,17 +163,24 @@ def register(app, history, daemon) -> None:
             else:
                 output.say("abcd daemon — not running. Hook payloads are kept in the spool and "
                            "captured when it starts: `abcd daemon start` (or `abcd daemon install`).")
-            raise typer.Exit(3)
+            raise typer.Exit(1)
         with client:
             try:
                 status = client.request(m.StatusRequest()).status
+                # spool/failed is listed, each with its reason, not only counted
+                failed = (client.request(m.StagedRequest(all_repos=True)).failed
+                          if status.spool_failed else [])
             except AbcdError as err:
                 output.fail(err, as_json=as_json)
         if as_json:
-            output.emit_json(dict(__import__("msgspec").to_builtins(status), running=True))
+            output.emit_json(dict(__import__("msgspec").to_builtins(status), running=True,
+                                  failed=failed))
         else:
             for line in _status_lines(status):
                 output.say(line)
+            for f in failed:
+                output.say(f"  failed:      {f.id}  {f.event or 'unknown event'}  "
+                           f"{f.reason or f.error or '(no reason recorded)'}")
 
     @daemon.command("install")
     def install_cmd(

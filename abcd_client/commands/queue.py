@@ -115,35 +115,40 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """List transcripts waiting for redaction (and quarantined ones). Read-only."""
-        from abcd_daemon.intake.failed import list_failed
-        from abcd_daemon.locate.notes import read_gap
-        from abcd_daemon.queue.staged import list_quarantined, list_staged
-        from abcd_daemon.queue.survey import survey_backlog
         from abcd_daemon.wire.messages import StagedRequest
 
         from ..connect import ask
 
+        def ttl() -> float:  # the daemon has its own; only an in-process listing reads it
+            return runtime.config().staged_ttl_s
+
         try:
-            ttl = runtime.config().staged_ttl_s
             if all_repos:
                 reply = ask(StagedRequest(all_repos=True))
                 if reply is not None:
                     backlog, failed = reply.backlog, reply.failed
                 else:
-                    backlog = survey_backlog(runtime.home(), now_ns=runtime.now_ns(), ttl_s=ttl)
+                    from abcd_daemon.intake.failed import list_failed
+                    from abcd_daemon.queue.survey import survey_backlog
+
+                    backlog = survey_backlog(runtime.home(), now_ns=runtime.now_ns(), ttl_s=ttl())
                     failed = list_failed(runtime.home())
                 if as_json:  # an array of lane backlogs, as the Go CLI printed; failed
                     output.emit_json(backlog)  # payloads are in `staged --json` and status
                 else:
                     render_survey(backlog, failed)
                 return
-            _, lane = runtime.checkout()
+            lane = runtime.lane()
             reply = ask(StagedRequest(root_sha=lane.root_sha))
             if reply is not None:
                 staged, quarantined, gap = reply.staged, reply.quarantined, reply.gap
                 failed = reply.failed
             else:
-                staged = list_staged(lane, now_ns=runtime.now_ns(), ttl_s=ttl)
+                from abcd_daemon.intake.failed import list_failed
+                from abcd_daemon.locate.notes import read_gap
+                from abcd_daemon.queue.staged import list_quarantined, list_staged
+
+                staged = list_staged(lane, now_ns=runtime.now_ns(), ttl_s=ttl())
                 quarantined = list_quarantined(lane)
                 gap = read_gap(lane)
                 failed = list_failed(runtime.home())
@@ -176,7 +181,7 @@ def register(app, history, daemon) -> None:
             from ..connect import ask_with_progress
             from ..progress import Bar
 
-            _, lane = runtime.checkout()
+            lane = runtime.lane()
             bar = Bar(sys.stderr, phases=("draining",)) if sys.stderr.isatty() and not as_json else None
             try:
                 budget = DrainBudget(max_bytes=max_bytes, max_count=max_count)
@@ -231,7 +236,7 @@ def register(app, history, daemon) -> None:
                 reply = ask(DiscardFailedRequest(key=entry))
                 result = reply.result if reply is not None else discard_failed(runtime.home(), entry)
             else:
-                _, lane = runtime.checkout()
+                lane = runtime.lane()
                 reply = ask(DiscardRequest(root_sha=lane.root_sha, name=entry))
                 result = reply.result if reply is not None else discard(
                     lane, entry, config=runtime.config(), now_ns=runtime.now_ns())

@@ -1,26 +1,30 @@
-"""``abcd history reconstruct <session-id>``: one session → one artefact + telemetry.
+"""``abcd history reconstruct``: sessions → Markdown artefacts + telemetry files.
 
-Behaviour (reference §6.6, seed 000):
+One session (``abcd history reconstruct ID``; reference §6.6, seed 000):
 - ``--out DIR`` (default ``.``) must be an EXISTING directory — it is never created.
-  Both files are written atomically and owner-only (:mod:`abcd_client.exports`), the
-  artefact first, together or not at all: if the telemetry cannot be written the
-  artefact just written is removed. A file git would let ``git add`` pick up (inside a
-  work tree, not ignored) is named on stderr with how to ignore it.
+  Both files are written atomically and owner-only, together or not at all
+  (:mod:`abcd_client.reconstruct_files`). A file git would let ``git add`` pick up is
+  named on stderr with how to ignore it.
 - ``--out -`` writes no file: the artefact goes to stdout through the terminal-safety
-  filter (it is stored transcript text), followed by the telemetry in a fenced JSON
-  block so a reader piping to a file still gets both.
+  filter, followed by the telemetry in a fenced JSON block.
 - ``--json`` prints one envelope: the Reconstruction (names, size, telemetry) plus
   either ``written`` (home-folded paths) or ``artefact`` (the document), never both.
-- ``--mode full|spine``; ``--max-block-bytes`` (default 8192, 0 disables, negative is
-  refused).
-The daemon answers when it runs; otherwise the same core runs in-process. Refusals are
-input errors (exit 2); an unknown session or a failed write exits 1.
+
+Many sessions (several ids, ``--all`` for this repository, ``--all-repos`` for every
+one, narrowed by ``--since``): one request, one pair per session into ``--out``
+(:mod:`abcd_client.reconstruct_batch`); ``--out -`` is refused there.
+
+An id may be a unique prefix of 6+ characters. ``--mode full|spine``;
+``--max-block-bytes`` (default 8192, 0 disables, negative is refused). The daemon
+answers when it runs; otherwise the same core runs in-process. Exit status: 0 done,
+1 a session unknown or failed (any of a batch), 2 bad input.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from typing import List, Optional
 
 import typer
 
@@ -28,110 +32,40 @@ from abcd_daemon.errors import AbcdError, InputError
 
 #: The per-block cap at the front door (8 KiB); 0 disables it.
 DEFAULT_MAX_BLOCK_BYTES = 8 << 10
-#: How many tool names the human summary lists before "and N more".
-_TOP_TOOLS = 6
 
 
-def _write_both(out_dir: str, reconstruction) -> list[str]:
-    """Write artefact then telemetry into ``out_dir``; both or neither. Returns the
-    absolute paths written. Raises AbcdError."""
-    from abcd_client.exports import EXPORT_MODE
-    from abcd_daemon.fsio import atomic_write
-
-    artefact = os.path.abspath(os.path.join(out_dir, reconstruction.artefact_name))
-    telemetry = os.path.abspath(os.path.join(out_dir, reconstruction.telemetry_name))
-    try:
-        atomic_write(artefact, reconstruction.artefact, mode=EXPORT_MODE)
-    except OSError as exc:
-        raise AbcdError(f"could not write {artefact}: {exc.strerror or exc}") from None
-    try:
-        atomic_write(telemetry, reconstruction.telemetry_json(), mode=EXPORT_MODE)
-    except (OSError, AbcdError) as exc:
-        try:
-            os.unlink(artefact)
-        except OSError:
-            pass
-        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise AbcdError(f"could not write {telemetry}: {detail}; the artefact written "
-                        "beside it was removed, so neither file is there") from None
-    return [artefact, telemetry]
-
-
-def _stdout_text(reconstruction) -> str:
-    from abcd_daemon.reconstruct.fence import fence
-    from abcd_daemon.termsafe import sanitize_block
-
-    artefact = reconstruction.artefact.decode("utf-8", "replace")
-    telemetry = reconstruction.telemetry_json().decode("utf-8")
-    return (sanitize_block(artefact) + f"\n<!-- {reconstruction.telemetry_name} -->\n\n"
-            + sanitize_block(fence(telemetry.rstrip("\n"), "json")))
-
-
-def _summary(reconstruction, written: list[str]) -> None:
-    from abcd_client.output import human_bytes, say
-    from abcd_daemon.reconstruct.render import duration
-
-    t = reconstruction.telemetry
-    c = t.completeness
-    subs = c.agents_total - (1 if c.main_thread_present else 0)
-    placed = subs - c.agents_without_spawn_point
-    say(f"abcd history reconstruct — session {t.session_id} ({t.mode} mode)")
-    for i, path in enumerate(written):
-        say(f"  {'wrote:' if i == 0 else '':<12}{path}")
-    say(f"  {'artefact:':<12}{human_bytes(reconstruction.artefact_bytes)}")
-    say(f"  {'agents:':<12}{c.agents_total} ({subs} sub-agent(s); {placed} placed, "
-        f"{c.agents_without_spawn_point} without a recoverable spawn point)")
-    say(f"  {'turns:':<12}{t.turns.total} ({t.turns.user} user, {t.turns.assistant} assistant)")
-    say(f"  {'tokens:':<12}{t.tokens.total} over {t.tokens.api_responses} API response(s)")
-    say(f"  {'duration:':<12}{duration(t.wall_clock_seconds) if t.started_at else '—'}")
-    tools = sorted(t.tool_calls.items(), key=lambda kv: (-kv[1], kv[0]))
-    shown = ", ".join(f"{name} {n}" for name, n in tools[:_TOP_TOOLS]) or "none"
-    if len(tools) > _TOP_TOOLS:
-        shown += f", and {len(tools) - _TOP_TOOLS} more"
-    say(f"  {'tool calls:':<12}{shown}")
-    for dropped in c.dropped_records:
-        say(f"NOTE: record NOT used: {dropped.record} — {dropped.reason}")
-    for note in c.notes:
-        say(f"NOTE: {note}")
-
-
-def _reconstruct(opts):
+def _reconstruct(session_id: str, mode: str, max_block_bytes: int):
     """Ask the daemon; when none answers, run the same core in-process."""
-    import msgspec
-
     from abcd_client import runtime
     from abcd_client.connect import ask
-    from abcd_daemon.reconstruct import Reconstruction, Telemetry, reconstruct
+    from abcd_client.reconstruct_files import served
     from abcd_daemon.wire.messages import ReconstructRequest
 
-    _, lane = runtime.checkout()
-    answered = ask(ReconstructRequest(root_sha=lane.root_sha, session_id=opts.session_id,
-                                      mode=opts.mode, max_block_bytes=opts.max_block_bytes),
-                   stream=True)
-    if answered is None:
-        return reconstruct(lane, opts, now_ns=runtime.now_ns())
-    head, artefact = answered
-    return Reconstruction(artefact=artefact, artefact_name=head.artefact_name,
-                          telemetry_name=head.telemetry_name,
-                          artefact_bytes=head.artefact_bytes,
-                          telemetry=msgspec.json.decode(head.telemetry_json, type=Telemetry))
+    lane = runtime.lane()
+    answered = ask(ReconstructRequest(root_sha=lane.root_sha, session_id=session_id,
+                                      mode=mode, max_block_bytes=max_block_bytes), stream=True)
+    if answered is not None:
+        return served(*answered)
+    from abcd_daemon.reconstruct import ReconstructOptions, reconstruct
+    from abcd_daemon.store.sessions import expand_session
+
+    opts = ReconstructOptions(session_id=expand_session([lane], session_id), mode=mode,
+                              max_block_bytes=max_block_bytes)
+    return reconstruct(lane, opts, now_ns=runtime.now_ns())
 
 
 def run(session_id: str, out: str, mode: str, max_block_bytes: int, as_json: bool) -> None:
-    """The verb's body (exits through :func:`abcd_client.output.fail` on a refusal)."""
+    """One session's verb body (exits through :func:`abcd_client.output.fail`)."""
     from abcd_client.exports import warn_if_committable
     from abcd_client.output import emit_json, fail
-    from abcd_daemon.reconstruct import ReconstructOptions
+    from abcd_client.reconstruct_files import print_summary, stdout_text, write_pair
+    from abcd_daemon.reconstruct.schema import ReconstructOptions
 
     try:
-        opts = ReconstructOptions(session_id=session_id, mode=mode,
-                                  max_block_bytes=max_block_bytes)
-        if out != "-" and not os.path.isdir(out):
-            raise InputError(f"history reconstruct: --out {out} is not an existing directory",
-                             hint="create it first (reconstruct never creates one), or "
-                             "give --out - to print to stdout")
-        result = _reconstruct(opts)
-        written = _write_both(out, result) if out != "-" else []
+        ReconstructOptions(session_id=session_id, mode=mode, max_block_bytes=max_block_bytes)
+        _check_out(out)
+        result = _reconstruct(session_id, mode, max_block_bytes)
+        written = write_pair(out, result) if out != "-" else []
     except AbcdError as err:
         fail(err, as_json=as_json)
     warn_if_committable(written)
@@ -143,21 +77,65 @@ def run(session_id: str, out: str, mode: str, max_block_bytes: int, as_json: boo
             envelope["written"] = written
         emit_json(envelope)
     elif out == "-":
-        sys.stdout.write(_stdout_text(result))
+        sys.stdout.write(stdout_text(result))
         sys.stdout.flush()
     else:
-        _summary(result, written)
+        print_summary(result, written)
+
+
+def _check_out(out: str) -> None:
+    if out != "-" and not os.path.isdir(out):
+        raise InputError(f"history reconstruct: --out {out} is not an existing directory",
+                         hint="create it first (reconstruct never creates one), or "
+                         "give --out - to print to stdout")
+
+
+def run_many(ids: list[str], everything: bool, all_repos: bool, since: str, out: str,
+             mode: str, max_block_bytes: int, as_json: bool) -> None:
+    """The batch: several ids, ``--all`` or ``--all-repos``."""
+    from abcd_client import output, runtime
+    from abcd_client.reconstruct_batch import run_batch
+    from abcd_daemon.reconstruct.schema import ReconstructOptions
+    from abcd_daemon.wire.messages import BatchReconstructRequest
+
+    try:
+        for key in ids or ["x"]:  # each id is safe; the mode and the cap are usable
+            ReconstructOptions(session_id=key, mode=mode, max_block_bytes=max_block_bytes)
+        if ids and (everything or all_repos):
+            raise InputError("give session ids, or --all / --all-repos, not both")
+        if since and not (everything or all_repos):
+            raise InputError("--since narrows --all or --all-repos; give one of them")
+        if out == "-":
+            raise InputError("several sessions cannot share stdout: give --out DIR",
+                             hint="or reconstruct one session with --out -")
+        _check_out(out)
+        root_sha = "" if all_repos else runtime.lane().root_sha
+    except AbcdError as err:
+        output.fail(err, as_json=as_json)
+    run_batch(BatchReconstructRequest(root_sha=root_sha, all_repos=all_repos, session_ids=ids,
+                                      since=since, mode=mode, max_block_bytes=max_block_bytes),
+              out, as_json)
 
 
 def register(app: typer.Typer, history: typer.Typer, daemon: typer.Typer) -> None:
     @history.command("reconstruct")
     def reconstruct_command(
-        session_id: str = typer.Argument(..., metavar="SESSION-ID",
-                                         help="The session to reconstruct."),
+        session_ids: Optional[List[str]] = typer.Argument(
+            None, metavar="[SESSION-ID]...",
+            help="The sessions to reconstruct (a unique prefix of 6+ characters will do)."),
+        everything: bool = typer.Option(False, "--all",
+                                        help="Every session of this repository."),
+        all_repos: bool = typer.Option(False, "--all-repos",
+                                       help="Every session of every repository in the store "
+                                       "(works anywhere)."),
+        since: str = typer.Option("", "--since", metavar="DATE",
+                                  help="With --all or --all-repos: only sessions with a record "
+                                  "captured at or after DATE (YYYY-MM-DD, UTC, or RFC 3339)."),
         out: str = typer.Option(".", "--out", metavar="DIR|-",
                                 help="An existing directory to write <session>.md and "
                                 "<session>.telemetry.json into (never created); - prints "
-                                "both to stdout. Prefer .abcd/.work.local/scratch/."),
+                                "both to stdout (one session only). Prefer "
+                                ".abcd/.work.local/scratch/."),
         mode: str = typer.Option("full", "--mode", metavar="full|spine",
                                  help="full: every turn. spine: the main thread whole, "
                                  "each sub-agent reduced to its first and last turn."),
@@ -167,8 +145,20 @@ def register(app: typer.Typer, history: typer.Typer, daemon: typer.Typer) -> Non
             "(marked and counted); 0 disables the cap."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
-        """Render one captured session — its main thread and every sub-agent — as one
-        self-contained Markdown artefact plus a telemetry file. Reads the store of the
-        current checkout and writes nothing but the two files; refuses outside a git
-        checkout."""
-        run(session_id, out, mode, max_block_bytes, as_json)
+        """Render captured sessions — each with its main thread and every sub-agent — as
+        one self-contained Markdown artefact plus a telemetry file per session. One id,
+        several, --all (this repository) or --all-repos, in one daemon request; a
+        batch shows progress on a terminal, then a summary table, and exits 1 if any
+        session failed (the rest are still written). Reads the store and writes nothing
+        but those files; refuses outside a git checkout (except --all-repos)."""
+        ids = list(session_ids or [])
+        if len(ids) == 1 and not (everything or all_repos or since):
+            run(ids[0], out, mode, max_block_bytes, as_json)
+        elif not ids and not (everything or all_repos):
+            from abcd_client import output
+
+            output.fail(InputError("name a session to reconstruct, or pass --all or --all-repos",
+                                   hint="`abcd history list` shows the sessions stored here"),
+                        as_json=as_json)
+        else:
+            run_many(ids, everything, all_repos, since, out, mode, max_block_bytes, as_json)

@@ -85,7 +85,7 @@ def register(app, history, daemon) -> None:
         try:
             if not yes:
                 raise InputError("forgetting a record is irreversible; pass --yes to confirm")
-            _, lane = runtime.checkout()
+            lane = runtime.lane()
             record = forget(lane, key, lock_timeout_s=runtime.config().lane_lock_timeout_s)
         except AbcdError as err:
             output.fail(err, as_json=as_json)

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from abcd_daemon.errors import AbcdError, InputError
+from abcd_daemon.errors import AbcdError, InputError, PermanentError
 
 from .. import output, runtime
 
@@ -70,6 +70,12 @@ def register(app, history, daemon) -> None:
             cfg = runtime.config()
             result = capture(lane, raw, meta, scanner=ScannerPool(cfg).get(root),
                              config=cfg, now_ns=runtime.now_ns())
+        except PermanentError as err:  # capture quarantines nothing: say what is true
+            err.hint = (f"capture keeps no copy: {'stdin was' if file == '-' else 'the file is'} "
+                        "left as it was and nothing was stored. Remove or rewrite what that "
+                        "line holds (`abcd redact FILE` shows what would be masked), then "
+                        "capture it again")
+            output.fail(err, as_json=as_json)
         except AbcdError as err:
             output.fail(err, as_json=as_json)
         rec = result.record
@@ -89,22 +95,25 @@ def register(app, history, daemon) -> None:
 
     @history.command("list")
     def list_cmd(
-        session: Optional[str] = typer.Option(None, "--session", help="Only this session: main thread first, then its sub-agents."),
+        session: Optional[str] = typer.Option(None, "--session", help="Only this session (a unique prefix of 6+ characters will do): main thread first, then its sub-agents."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """List the records of this repository, newest first (metadata only)."""
-        from abcd_daemon.store.records import list_for_session, list_records
         from abcd_daemon.wire.messages import ListRequest
 
         from ..connect import ask
 
         try:
-            _, lane = runtime.checkout()
+            lane = runtime.lane()
             reply = ask(ListRequest(root_sha=lane.root_sha, session_id=session or ""))
             if reply is not None:
                 records = reply.records
             else:
-                records = list_for_session(lane, session) if session else list_records(lane)
+                from abcd_daemon.store.records import list_for_session, list_records
+                from abcd_daemon.store.sessions import expand_session
+
+                records = (list_for_session(lane, expand_session([lane], session)) if session
+                           else list_records(lane))
         except AbcdError as err:
             output.fail(err, as_json=as_json)
         if as_json:
@@ -118,6 +127,7 @@ def register(app, history, daemon) -> None:
             output.say(f"{_short_time(r.captured_at)}  {_who(r)}  {r.source_kind}  "
                        f"redacted secrets={r.redacted_secrets} home={r.redacted_home_paths}")
         if session:
+            session = records[0].session_id  # a short id, as the store spells it
             output.say(f"{len(records)} record(s) for session {session} — the main thread first, "
                        "then every sub-agent it spawned.")
 
@@ -127,18 +137,20 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Print one record: its metadata, then its redacted transcript."""
-        from abcd_daemon.store.records import read_body, resolve
         from abcd_daemon.wire.messages import ShowRequest
 
         from ..connect import ask
 
         try:
-            _, lane = runtime.checkout()
+            lane = runtime.lane()
             answered = ask(ShowRequest(root_sha=lane.root_sha, key=key), stream=True)
             if answered is not None:
                 record, body = answered[0].record, answered[1]
             else:
-                record = resolve(lane, key)
+                from abcd_daemon.store.records import read_body
+                from abcd_daemon.store.sessions import resolve_record
+
+                record = resolve_record(lane, key)
                 body = read_body(lane, record)
         except AbcdError as err:
             output.fail(err, as_json=as_json)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from ..errors import StorePathError
@@ -46,6 +45,8 @@ def refuse_symlink_leaf(path) -> None:
 def _write_temp(path: Path, data: bytes, mode: int, durable: bool) -> str:
     """Write ``data`` to a new temp file beside ``path``; return its name. On failure
     the temp file is removed and the OSError names ``path``."""
+    import tempfile  # here: importing fsio stays cheap for the CLI's start-up
+
     fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
     try:
         os.fchmod(fd, mode)

@@ -4,7 +4,10 @@ Pure: bytes in, :class:`Facts` out (the caller reads the file, guarded). Every l
 decoded on its own, keeping only the handful of keys ownership needs, so one broken or
 unknown line is counted, never fatal. Keys read:
 
-- Claude Code: ``cwd``, ``sessionId``, ``agentId``, ``agentType``;
+- Claude Code: ``cwd``, ``sessionId``, ``agentId``, ``agentType``, ``isSidechain``
+  (``sidechain``: some line says ``isSidechain: true`` and no line that names a
+  session or carries the key says otherwise — the lines call the file a sub-agent's,
+  whatever its name);
 - the JSONL store harness (seed 004): ``session_id``, ``agent_id`` (it records no cwd).
 
 The harness is ``claude-code`` when a line carries ``sessionId``, ``jsonl-store`` when
@@ -31,6 +34,7 @@ class _Line(msgspec.Struct):
     sessionId: Any = None
     agentId: Any = None
     agentType: Any = None
+    isSidechain: Any = None
     session_id: Any = None
     agent_id: Any = None
 
@@ -49,6 +53,7 @@ class Facts(msgspec.Struct, frozen=True, kw_only=True):
     session_ids: tuple[str, ...] = ()
     agent_ids: tuple[str, ...] = ()
     agent_type: str = ""
+    sidechain: bool = False
     lines: int = 0
     bad_lines: int = 0
     settled: bool = True
@@ -68,6 +73,7 @@ def facts_of(raw: bytes, *, sha256: str = "") -> Facts:
     agents: dict[str, None] = {}
     agent_type = ""
     lines = bad = 0
+    sidechain_lines = main_lines = 0
     for line in raw.split(b"\n"):
         if not line.strip():
             continue
@@ -82,6 +88,10 @@ def facts_of(raw: bytes, *, sha256: str = "") -> Facts:
         _add(store_sessions, rec.session_id)
         _add(agents, rec.agentId)
         _add(agents, rec.agent_id)
+        if rec.isSidechain is True:
+            sidechain_lines += 1
+        elif rec.isSidechain is not None or rec.sessionId is not None:
+            main_lines += 1
         if not agent_type and isinstance(rec.agentType, str):
             agent_type = rec.agentType
     if claude_sessions:
@@ -98,6 +108,7 @@ def facts_of(raw: bytes, *, sha256: str = "") -> Facts:
         session_ids=tuple(sessions),
         agent_ids=tuple(agents),
         agent_type=agent_type,
+        sidechain=bool(sidechain_lines) and not main_lines,
         lines=lines,
         bad_lines=bad,
         settled=transcript_settled(raw) if raw else True,

@@ -7,7 +7,11 @@ Per transcript, in order (the first rule that answers decides):
 2. Identity: a main thread's session is its file name (a resumed session may carry
    older sessions' lines); a sub-agent's agent id is its file name, and its lines may
    name no other agent (``ambiguous-agent-id``); an older-layout sub-agent's session is
-   the one session its lines name (``ambiguous-session`` otherwise).
+   the one session its lines name (``ambiguous-session`` otherwise). A file in the
+   main-thread place whose lines say it is a sub-agent's — ``isSidechain: true`` on
+   every line that carries it, exactly one ``agentId`` and exactly one ``sessionId`` —
+   is filed as that agent of that session, as its lines say, and a ``sidechain-file``
+   warning names the file (a sidechain is never silently filed as a main thread).
 3. Already present: a record of the same bytes for the same (session, agent), or a
    staged copy with identical bytes — in any lane, or only in the ``--into`` lane when
    one is given. (A transcript is in the corpus once; an identical record elsewhere was
@@ -75,10 +79,23 @@ class Plan(msgspec.Struct, kw_only=True):
     report: IngestReport
 
 
+def sidechain_identity(found: Found, facts: Facts) -> tuple[str, str] | None:
+    """(session_id, agent_id) a main-place file's lines give it when they say it is a
+    sub-agent's transcript (see the module docstring); None otherwise."""
+    if not (found.is_main and facts.sidechain and len(facts.agent_ids) == 1
+            and len(facts.session_ids) == 1):
+        return None
+    session, agent = facts.session_ids[0], facts.agent_ids[0]
+    return (session, agent) if is_valid_id(session) and is_valid_id(agent) else None
+
+
 def identify(found: Found, facts: Facts) -> tuple[str, str] | Listed:
     """(session_id, agent_id) of a transcript, or why it is not one."""
     if not facts.harness:
         return Listed(path=found.path, reason="not-a-transcript", detail=NOT_A_CONVERSATION)
+    lines_say = sidechain_identity(found, facts)
+    if lines_say is not None:
+        return lines_say
     session = found.session_id
     if found.layout == "legacy-agent":
         named = facts.session_ids
@@ -145,6 +162,12 @@ def plan_ingest(candidates: list[Candidate], *, index: CorpusIndex,
             report.skipped.append(who)
             continue
         session, agent = who
+        if found.is_main and agent:
+            report.warnings.append(Listed(
+                path=found.path, reason="sidechain-file", session_id=session, agent_id=agent,
+                detail=f"named like a main thread, but every line says it is sub-agent "
+                       f"{agent} of session {session} (isSidechain: true): filed as that "
+                       "agent, as its lines say"))
         lane = (index.recorded(session, agent, facts.sha256, into_lanes)
                 or index.staged_identical(session, agent, facts.size, facts.sha256, into_lanes))
         if lane:

@@ -29,34 +29,17 @@ import msgspec
 from .. import safedir
 from ..errors import UNDECODABLE, AbcdError, InputError, NotFoundError
 from ..fsio.guarded import read_guarded
+from ..ids import PREFIX_MIN
 from ..limits import SIDECAR_CAP
 from ..paths import Home
 from ..shim import EVENTS
 from ..store.record import format_rfc3339_ns
+from .outcome import FailedDiscard, FailedPayload
 from .spool import HEADER_CAP, REASON_SUFFIX, SPOOLED_CAP, SpoolHeader
 
-PREFIX_MIN = 6
 #: What a spool id looks like (the shim's ``<ns>-<pid>-<hex>``); other ``.json`` names
 #: in spool/failed are still listed, by file name.
 SPOOL_ID_RE = re.compile(r"[0-9]{20}-[0-9]+-[0-9a-f]{8}")
-
-
-class FailedPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
-    id: str
-    name: str
-    path: str
-    bytes: int
-    event: str = ""
-    failed_at: str = ""
-    reason: str = ""
-    reason_path: str = ""
-    error: str = ""
-
-
-class FailedDiscard(msgspec.Struct, kw_only=True):
-    path: str
-    bytes: int
-    removed: list[str]
 
 
 def looks_like_failed_name(key: str) -> bool:

@@ -52,24 +52,11 @@ from ..store.chunks import OverCap
 from ..store.meta import HOOK, CaptureMeta
 from .copy import copy_settled
 from .harness import read_lineage
+from .outcome import IntakeOutcome
 from .payload import parse_payload
 from .reasons import Scrubber, describe
 from .resolve import LaneResolver
 from .spool import move_to_failed, opened_new, read_item, remove_entry, spool_of
-
-
-class IntakeOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
-    name: str
-    status: str
-    event: str = ""
-    root_sha: str = ""
-    session_id: str = ""
-    agent_id: str = ""
-    bytes: int = 0
-    via: str = ""
-    transcript_path: str = ""
-    message: str = ""
-    warnings: list[str] = []
 
 
 def transcript_location(path: str, cwd: str) -> str:

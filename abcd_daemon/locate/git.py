@@ -54,17 +54,29 @@ def repo_root_and_sha(cwd) -> tuple[Path, str]:
             f"{str(path)!r} is not inside a git repository",
             hint="abcd files transcripts per repository; run it inside a git checkout",
         )
-    roots = _git(["log", "--max-parents=0", "--format=%ct %H", "HEAD"], path)
-    lines = [ln.split() for ln in roots.stdout.splitlines() if ln.strip()]
-    if roots.returncode != 0 or not lines:
+    sha = _oldest_root(path)
+    if sha is None:
         raise NotARepository(
             f"the repository at {top.stdout.strip()!r} has no commits yet",
             hint="make a first commit; the lane is named by the root commit",
         )
+    return Path(top.stdout.strip()), sha
+
+
+def _oldest_root(path: Path) -> str | None:
+    """The oldest root commit of HEAD's history (committer date, then SHA), or None."""
+    roots = _git(["log", "--max-parents=0", "--format=%ct %H", "HEAD"], path)
+    lines = [ln.split() for ln in roots.stdout.splitlines() if ln.strip()]
+    if roots.returncode != 0 or not lines:
+        return None
     lines.sort(key=lambda parts: (int(parts[0]), parts[1]))
-    return Path(top.stdout.strip()), lines[0][1]
+    return lines[0][1]
 
 
 def root_sha(cwd) -> str:
-    """The root-commit SHA of the repository containing ``cwd`` (see above)."""
-    return repo_root_and_sha(cwd)[1]
+    """The root-commit SHA of the repository containing ``cwd``, with one ``git`` run
+    where :func:`repo_root_and_sha` needs two (the CLI's start-up; the top level is
+    asked for only to word a refusal). Raises :class:`NotARepository` as it does."""
+    path = Path(cwd)
+    sha = _oldest_root(path) if path.is_dir() else None
+    return sha if sha is not None else repo_root_and_sha(cwd)[1]

@@ -11,21 +11,14 @@ from __future__ import annotations
 import os
 import stat
 
-import msgspec
-
 from ..config import Config
 from ..errors import InputError, NotFoundError
 from ..fsio.atomic import fsync_dir
 from ..store.lane import Lane
+from .results import DiscardResult
 from .sidecar import RAW_SUFFIX, REASON_SUFFIX, SIDECAR_SUFFIX, legacy_session_id, stem_of
 from .stage import key_lock
 from .staged import describe
-
-
-class DiscardResult(msgspec.Struct, kw_only=True):
-    path: str
-    bytes: int
-    removed: list[str]
 
 
 def check_entry_name(name: str) -> str:

@@ -37,51 +37,8 @@ from .plan import plan_pass
 from .quarantine import StagedCopyReplaced, file_identity, quarantine, still_holds
 from .sidecar import SIDECAR_SUFFIX, stem_of
 from .stage import key_lock
+from .results import DrainFailure, DrainResult, EntryOutcome
 from .staged import StagedEntry, describe, list_staged
-
-
-class DrainFailure(msgspec.Struct, kw_only=True, omit_defaults=True):
-    root_sha: str
-    name: str
-    path: str
-    error: str
-    session_id: str = ""
-    agent_id: str = ""
-    permanent: bool = False
-    quarantined: bool = False
-    quarantine_path: str = ""
-
-
-class EntryOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """``status``: stored | already-stored | failed | quarantined | gone."""
-
-    status: str
-    record: Record | None = None
-    failure: DrainFailure | None = None
-    extended: bool = False
-    bytes: int = 0
-
-
-class DrainResult(msgspec.Struct, kw_only=True):
-    captured: list[Record] = []
-    already_stored: int = 0
-    failed: list[DrainFailure] = []
-    quarantined: int = 0
-    remaining: int = 0
-    extended: int = 0
-    overdue: int = 0
-    attempted: int = 0
-
-    def add(self, outcome: EntryOutcome) -> None:
-        self.attempted += 1
-        self.extended += int(outcome.extended)
-        if outcome.status == "stored" and outcome.record is not None:
-            self.captured.append(outcome.record)
-        elif outcome.status == "already-stored":
-            self.already_stored += 1
-        elif outcome.failure is not None:
-            self.failed.append(outcome.failure)
-            self.quarantined += int(outcome.failure.quarantined)
 
 
 def _failure(entry: StagedEntry, error: str, **kw) -> EntryOutcome:

@@ -16,23 +16,10 @@ from ..locate.notes import read_gap
 from ..paths import Home
 from ..store.lane import Lane, list_lanes
 from ..store.record import format_rfc3339_ns
+from .results import LaneBacklog
 from .staged import list_quarantined, list_staged
 
 REPOSITORY_NOTE = "repository.json"
-
-
-class LaneBacklog(msgspec.Struct, kw_only=True, omit_defaults=True):
-    root_sha: str
-    name: str = ""
-    staged: int = 0
-    staged_bytes: int = 0
-    overdue: int = 0
-    not_drainable: int = 0
-    oldest_staged_at: str = ""
-    quarantined: int = 0
-    quarantined_bytes: int = 0
-    gap_count: int = 0
-    gap_last_seen: str = ""
 
 
 class RepositoryNote(msgspec.Struct):

@@ -9,16 +9,36 @@ Public API (served by the daemon, called by the CLI)::
     r.telemetry_json()  # the telemetry file's bytes
 
 Modules, one responsibility each: :mod:`.claude_code` and :mod:`.store_harness` (adapters)
-read record bodies through :mod:`.lines` (JSON lines) and :mod:`.blocks` (content blocks)
-into the turn model of :mod:`.model` (:mod:`.harness` picks the adapter); :mod:`.selection` picks one record per agent;
-:mod:`.placement` finds spawn and join points; :mod:`.telemetry` counts; :mod:`.render`
-and :mod:`.render_turns` write the artefact through the one fenced writer of
-:mod:`.fence`; :mod:`.schema` holds the value types; :mod:`.api` wires them.
+read record bodies through :mod:`.lines` (JSON lines), :mod:`.blocks` (content blocks) and
+:mod:`.values` (times, token counts) into the turn model of :mod:`.model` (:mod:`.harness`
+picks the adapter); :mod:`.selection` picks one record per agent; :mod:`.placement` finds
+spawn and join points and agent types; :mod:`.compaction` links compaction agents to
+their ``[COMPACTED]`` marker; :mod:`.spawns` finds spawned agents with no stored
+transcript; :mod:`.telemetry` counts; :mod:`.render`, :mod:`.render_head` and
+:mod:`.render_turns` write the artefact (phrases from :mod:`.labels`) through the one
+fenced writer of :mod:`.fence`; :mod:`.schema` holds the value types; :mod:`.api` wires
+them.
 """
 
-from .api import reconstruct, reconstruct_records
-from .schema import (AgentTelemetry, Completeness, DroppedRecord, ReconstructOptions,
-                     Reconstruction, Telemetry, TokenCounts, TurnCounts, encode_telemetry)
+import importlib
+
+#: Where each public name is defined. They load on first use (PEP 562), so a client
+#: that only decodes a served reconstruction imports :mod:`.schema`, not the core.
+_PUBLIC = {
+    "reconstruct": "api", "reconstruct_records": "api",
+    **{name: "schema" for name in ("AgentTelemetry", "Completeness", "DroppedRecord",
+                                   "ReconstructOptions", "Reconstruction", "Telemetry",
+                                   "TokenCounts", "TurnCounts", "encode_telemetry")},
+}
+
+
+def __getattr__(name: str):
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AgentTelemetry",

@@ -18,11 +18,13 @@ from ..ids import check_root_sha
 from ..store.lane import Lane
 from ..store.record import Record
 from ..store.records import list_for_session, read_body
+from .compaction import link_compactions
 from .harness import parse_body
 from .placement import place, section_order
 from .render import Document
 from .schema import ReconstructOptions, Reconstruction
 from .selection import select
+from .spawns import missing_agents
 from .telemetry import measure
 
 
@@ -56,9 +58,11 @@ def reconstruct_records(root_sha: str, loaded: list[tuple[Record, bytes | Except
             thread.transcript = parse_body(thread.body)
             thread.body = None  # parsed; the bytes are no longer needed
     order = section_order(threads)
-    placements = place(threads)
+    placements, indexes = place(threads)
+    link_compactions(order, placements, indexes)
+    missing = missing_agents(threads, order, placements, indexes)
     telemetry = measure(session_id, root_sha, opts.mode, now_ns, threads, order,
-                        placements, dropped, records_found=len(loaded))
+                        placements, dropped, records_found=len(loaded), missing=missing)
     document = Document(telemetry, threads, order, placements,
                         max_block_bytes=opts.max_block_bytes)
     artefact = document.render().encode("utf-8", "replace")

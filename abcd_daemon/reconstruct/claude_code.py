@@ -7,10 +7,15 @@ What each line shape means here:
   is the summary written after a compaction.
 - ``system`` with ``subtype: compact_boundary`` marks a compaction; other ``system``
   lines, ``summary``, ``attachment``, ``queue-operation``, ``file-history-snapshot``,
-  ``permission-mode``, ``last-prompt`` and the other housekeeping types are recognised
-  and not rendered.
+  ``permission-mode``, ``last-prompt``, ``cost-state`` and the other housekeeping types
+  (:data:`_HOUSEKEEPING`) are recognised and not rendered.
 - ``progress`` lines whose data is ``agent_progress`` COPY a sub-agent's responses into
-  the main file: they are counted as copies and never as usage.
+  the main file: they are counted as copies and never as usage. What they name (the
+  agent, the spawning call ``parentToolUseID``, the copied response's id and usage) is
+  kept: it places an agent, and it is the only usage known of one whose own
+  transcript is not stored (reported apart, never in the totals).
+- A tool result line's structured ``toolUseResult.agentId`` (and ``agentType``) names
+  the sub-agent that result is about: 2.0.x names it nowhere else.
 - A tool result whose line says ``status: "async_launched"`` (or whose text says the
   agent was launched) is a background agent's launch acknowledgement, not its result.
   The result arrives later as a ``<task-notification>`` naming the agent (in a user
@@ -31,16 +36,21 @@ import msgspec
 
 from .blocks import WireBlock, json_text, model_blocks, text_of, wire_content
 from .lines import decoded_lines
-from .model import (ASSISTANT, TEXT, TOOL_RESULT, USER, Block, ThreadBuilder, Transcript,
-                    usage_of, when_key)
+from .model import (ASSISTANT, TEXT, TOOL_RESULT, USER, Block, Progress, ThreadBuilder,
+                    Transcript)
+from .values import usage_of, when_key
 
 HARNESS = "claude-code"
 
 #: Line types that are housekeeping, not conversation: recognised, not rendered.
+#: ``cost-state`` (written at the end of every session since 2.1.28x), ``mode``,
+#: ``ai-title``, ``agent-color``, ``frame-link``, ``atis-latch``, ``fork-context-ref`` and
+#: ``file-history-delta`` are the current harness's own bookkeeping.
 _HOUSEKEEPING = frozenset({
     "system", "summary", "attachment", "queue-operation", "file-history-snapshot",
-    "permission-mode", "last-prompt", "custom-title", "agent-name", "tag", "pr-link",
-    "progress", "started", "result",
+    "file-history-delta", "permission-mode", "mode", "last-prompt", "custom-title",
+    "ai-title", "agent-name", "agent-color", "tag", "pr-link", "frame-link", "progress",
+    "started", "result", "cost-state", "atis-latch", "fork-context-ref",
 })
 
 
@@ -71,6 +81,35 @@ class _Line(msgspec.Struct):
 
 
 _DECODE = msgspec.json.Decoder(_Line).decode
+
+
+class _Result(msgspec.Struct):
+    """The parts of a structured ``toolUseResult`` that name a sub-agent."""
+
+    agentId: Any = None
+    agentType: Any = None
+    status: Any = None
+
+
+_DECODE_RESULT = msgspec.json.Decoder(_Result).decode
+
+
+class _Copied(msgspec.Struct):
+    message: _Message | None = None
+
+
+class _ProgressData(msgspec.Struct):
+    type: Any = None
+    agentId: Any = None
+    message: _Copied | None = None
+
+
+class _Progress(msgspec.Struct):
+    parentToolUseID: Any = None
+    data: _ProgressData | None = None
+
+
+_DECODE_PROGRESS = msgspec.json.Decoder(_Progress).decode
 #: Larger ``toolUseResult`` objects are not searched for a launch acknowledgement.
 _ACK_MAX = 4096
 
@@ -97,11 +136,49 @@ def _notified(blocks: list[Block]) -> list[str]:
     return ids
 
 
+def _name_agent(blocks: list[Block], agent: str, agent_type: str) -> None:
+    """Give the line's one tool result the agent its structured result names (a line
+    with several results cannot say which one it describes)."""
+    results = [b for b in blocks if b.kind == TOOL_RESULT]
+    if agent and len(results) == 1:
+        results[0].agent = agent
+        results[0].agent_type = agent_type
+
+
 def _raw_notified(raw: bytes) -> list[str]:
     """Agent ids a housekeeping line (attachment, queued command) notifies."""
     if b"task-notification" not in raw:
         return []
     return [m.decode() for m in _RAW_NOTIFIED.findall(raw)]
+
+
+def _result(raw: msgspec.Raw) -> _Result:
+    """The structured result's agent fields (all None when it names none)."""
+    if len(raw) and b'"agent' in bytes(raw):
+        try:
+            return _DECODE_RESULT(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            pass
+    return _Result()
+
+
+def _progress(raw: bytes) -> Progress | None:
+    """What an ``agent_progress`` line names: the agent, the spawning call and the
+    copied response's id and usage. None when it names no agent."""
+    try:
+        line = _DECODE_PROGRESS(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None
+    data = line.data
+    if data is None or data.type != "agent_progress" or not text_of(data.agentId):
+        return None
+    copied = data.message.message if data.message is not None else None
+    usage = copied.usage if copied is not None else None
+    return Progress(
+        text_of(data.agentId), text_of(line.parentToolUseID), "",
+        text_of(copied.id) if copied is not None else "",
+        usage_of(usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens,
+                 usage.cache_read_input_tokens) if usage is not None else None)
 
 
 def _lenient(value: object, builder: ThreadBuilder) -> _Line | None:
@@ -148,9 +225,12 @@ def parse(body: bytes) -> Transcript:
                 continue
             usage = message.usage
             result = line.toolUseResult  # a launch acknowledgement is a small object
-            line_ack = (kind == USER and 0 < len(result) <= _ACK_MAX
-                        and b'"async_launched"' in bytes(result))
+            named = _result(result) if kind == USER else _Result()
+            line_ack = kind == USER and (named.status == "async_launched" or (
+                0 < len(result) <= _ACK_MAX and b'"async_launched"' in bytes(result)))
             blocks = model_blocks(message.content, builder, async_ack=line_ack)
+            if named.agentId is not None:
+                _name_agent(blocks, text_of(named.agentId), text_of(named.agentType))
             builder.message(
                 kind, blocks,
                 response_id=text_of(message.id) if kind == ASSISTANT else "",
@@ -163,15 +243,18 @@ def parse(body: bytes) -> Transcript:
                 compact_summary=line.isCompactSummary is True,
                 notified=_notified(blocks) if kind == USER else None)
         elif kind == "system" and line.subtype == "compact_boundary":
-            builder.compaction()
+            builder.compaction(when)
         elif kind == "progress":
             if b'"agent_progress"' in raw:
-                builder.copied()
+                progress = _progress(raw)
+                if progress is not None:
+                    progress.when = when
+                builder.copied(progress)
         elif kind in _HOUSEKEEPING:
             if kind in ("attachment", "queue-operation"):
                 ids = _raw_notified(raw)
                 if ids:
-                    builder.notify(ids)
+                    builder.notify(ids, when)
         else:
             builder.unrecognised()
     return builder.finish()

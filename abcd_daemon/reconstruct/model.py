@@ -15,16 +15,19 @@ harnesses obey the same rules (reference §6.2, issue iss-2609090723027424):
   (it cannot be de-duplicated). Whether the response's last line had a stop reason is
   recorded, so a response that never finished can be flagged.
 - A non-conversation line naming an agent (a task notification) attaches to the next
-  turn the thread opens: that is the first request the notification could reach.
+  turn the thread opens: that is the first request the notification could reach. Every
+  delivery keeps the time of the line that carried it, and so does every tool result
+  block: a turn merging several result lines is stamped with its first, but a join
+  point is the line that carried the agent's result.
+- A compaction boundary keeps its own time (compaction agents are linked by it);
+  ``agent_progress`` copies keep what they name (:class:`Progress`).
 
 Never raises on any input an adapter hands it.
 """
 
 from __future__ import annotations
 
-import re
-
-from ..store.record import format_rfc3339_ns, parse_rfc3339_ns
+from .values import Usage, when_ns
 
 # Block kinds. Anything else keeps the harness's own type name.
 TEXT = "text"
@@ -40,9 +43,12 @@ ASSISTANT = "assistant"
 class Block:
     """One content block. ``text`` is the text, thinking, result text or other payload;
     ``ref`` the tool-use id (for a call) or the id answered (for a result); ``raw`` a
-    tool call's input as JSON bytes."""
+    tool call's input as JSON bytes. On a tool result, ``agent`` and ``agent_type`` are
+    what the line's structured result (``toolUseResult.agentId``/``agentType``) names,
+    and ``when`` is the line's own time key: the moment that result reached the thread."""
 
-    __slots__ = ("kind", "text", "name", "ref", "raw", "is_error", "async_ack")
+    __slots__ = ("kind", "text", "name", "ref", "raw", "is_error", "async_ack", "agent",
+                 "agent_type", "when")
 
     def __init__(self, kind: str, text: str = "", *, name: str = "", ref: str = "",
                  raw: bytes = b"", is_error: bool = False, async_ack: bool = False) -> None:
@@ -53,6 +59,9 @@ class Block:
         self.raw = raw
         self.is_error = is_error
         self.async_ack = async_ack
+        self.agent = ""
+        self.agent_type = ""
+        self.when = ""
 
 
 class Turn:
@@ -60,7 +69,8 @@ class Turn:
     turn across threads (a response id, or ``line:<uuid>``) so a copy counts once."""
 
     __slots__ = ("index", "role", "model", "when", "key", "blocks", "notified",
-                 "sidechain", "compact_summary", "compacted_before", "results_only")
+                 "sidechain", "compact_summary", "compacted_before", "compacted_when",
+                 "results_only")
 
     def __init__(self, index: int, role: str, key: str) -> None:
         self.index = index
@@ -69,10 +79,12 @@ class Turn:
         self.model = ""
         self.when = ""  # sortable timestamp key of the turn's first line, "" if none
         self.blocks: list[Block] = []
-        self.notified: list[str] = []  # agent ids whose result a notification delivered
+        #: (agent id, time key of the line) for each result a notification delivered
+        self.notified: list[tuple[str, str]] = []
         self.sidechain = False
         self.compact_summary = False
         self.compacted_before = False
+        self.compacted_when = ""  # the compaction boundary's own time key
         self.results_only = False
 
 
@@ -87,7 +99,21 @@ class Response:
         self.stopped = False
 
 
-Usage = tuple[int, int, int, int]  # input, output, cache_creation, cache_read
+class Progress:
+    """One ``agent_progress`` line: a copy of a sub-agent's line in its host's file.
+    ``agent`` the agent it names, ``call`` the spawning tool call it names
+    (``parentToolUseID``), ``response`` and ``usage`` the copied response's id and usage
+    (``""``/None when it copies no usage)."""
+
+    __slots__ = ("agent", "call", "when", "response", "usage")
+
+    def __init__(self, agent: str, call: str, when: str, response: str,
+                 usage: Usage | None) -> None:
+        self.agent = agent
+        self.call = call
+        self.when = when
+        self.response = response
+        self.usage = usage
 
 
 class Transcript:
@@ -106,6 +132,7 @@ class Transcript:
         self.unrecognised = 0
         self.not_utf8 = 0
         self.copied_lines = 0
+        self.progress: list[Progress] = []
         self.first_when = ""
         self.last_when = ""
 
@@ -118,73 +145,14 @@ class Transcript:
         return when_ns(self.last_when)
 
 
-_ZULU = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z")
-
-
-def _zulu_key(stamp: str) -> str:
-    return stamp[:19] + (stamp[19:-1] or ".").ljust(10, "0")
-
-
-def when_key(stamp: object) -> str:
-    """A sortable key ``YYYY-MM-DDTHH:MM:SS.nnnnnnnnn`` (UTC) for an RFC 3339 time, or
-    ``""`` when ``stamp`` is not one. Keys compare as the times they name."""
-    if not isinstance(stamp, str):
-        return ""
-    if _ZULU.fullmatch(stamp):
-        if ("01" <= stamp[5:7] <= "12" and "01" <= stamp[8:10] <= "31"
-                and stamp[11:13] <= "23" and stamp[14:16] <= "59" and stamp[17:19] <= "60"):
-            return _zulu_key(stamp)
-        return ""
-    try:
-        return _zulu_key(format_rfc3339_ns(parse_rfc3339_ns(stamp)))
-    except (ValueError, OverflowError, OSError):
-        return ""
-
-
-def when_ns(key: str) -> int:
-    """Nanoseconds since the epoch for a :func:`when_key` (0 for ``""``)."""
-    if not key:
-        return 0
-    try:
-        return parse_rfc3339_ns(key + "Z")
-    except (ValueError, OverflowError):
-        return 0
-
-
-def when_label(key: str) -> str:
-    """``YYYY-MM-DDTHH:MM:SSZ`` for a :func:`when_key` (``""`` for ``""``)."""
-    return key[:19] + "Z" if key else ""
-
-
-#: A count above this is not a token count a response could carry (a forged or broken
-#: field): it reads as 0, so no sum can overflow the telemetry's integers.
-_MAX_TOKENS = 10**12
-
-
-def _as_int(value: object) -> int:
-    """A token count from a source field: an int in 0..10^12, anything else 0."""
-    if type(value) is int:
-        return value if 0 < value <= _MAX_TOKENS else 0
-    if isinstance(value, float) and 0 < value <= _MAX_TOKENS:  # NaN fails both tests
-        return int(value)
-    return 0
-
-
-def usage_of(input_tokens: object, output_tokens: object, cache_creation: object,
-             cache_read: object) -> Usage:
-    """Normalise four source fields into a :data:`Usage` tuple."""
-    return (_as_int(input_tokens), _as_int(output_tokens), _as_int(cache_creation),
-            _as_int(cache_read))
-
-
 class ThreadBuilder:
     """Accumulates one record body's lines into a :class:`Transcript`."""
 
     def __init__(self, harness: str) -> None:
         self.out = Transcript(harness)
         self._open: dict[str, Turn] = {}  # response id -> its turn
-        self._pending_notified: list[str] = []
-        self._pending_compaction = False
+        self._pending_notified: list[tuple[str, str]] = []
+        self._pending_compaction: str | bool = False
         self._models: set[str] = set()
 
     # -- line bookkeeping -------------------------------------------------------------
@@ -208,17 +176,22 @@ class ThreadBuilder:
     def not_utf8(self) -> None:
         self.out.not_utf8 += 1
 
-    def copied(self) -> None:
-        """A line that copies another thread's response (never counted here)."""
+    def copied(self, progress: Progress | None = None) -> None:
+        """A line that copies another thread's response (never counted here);
+        ``progress`` what an ``agent_progress`` copy names, kept for placement and for
+        the usage of agents whose own transcript is not stored."""
         self.out.copied_lines += 1
+        if progress is not None:
+            self.out.progress.append(progress)
 
-    def compaction(self) -> None:
-        """A compaction boundary: marked before the next turn."""
-        self._pending_compaction = True
+    def compaction(self, when: str = "") -> None:
+        """A compaction boundary at time key ``when``: marked before the next turn."""
+        self._pending_compaction = when or True
 
-    def notify(self, agent_ids: list[str]) -> None:
-        """A non-conversation line delivering these agents' results."""
-        self._pending_notified.extend(agent_ids)
+    def notify(self, agent_ids: list[str], when: str = "") -> None:
+        """A non-conversation line (at time key ``when``) delivering these agents'
+        results."""
+        self._pending_notified.extend((agent, when) for agent in agent_ids)
 
     # -- conversation -----------------------------------------------------------------
     def message(self, role: str, blocks: list[Block], *, response_id: str = "",
@@ -264,7 +237,11 @@ class ThreadBuilder:
         if compact_summary:
             turn.compact_summary = True
         if notified:
-            turn.notified.extend(notified)
+            turn.notified.extend((agent, when) for agent in notified)
+        if role == USER:
+            for block in blocks:
+                if block.kind == TOOL_RESULT:
+                    block.when = when
 
     def _turn_for(self, role: str, blocks: list[Block], response_id: str,
                   line_id: str) -> Turn:
@@ -285,6 +262,8 @@ class ThreadBuilder:
         turn.results_only = results_only
         if self._pending_compaction:
             turn.compacted_before = True
+            if isinstance(self._pending_compaction, str):
+                turn.compacted_when = self._pending_compaction
             self._pending_compaction = False
         if self._pending_notified:
             turn.notified.extend(self._pending_notified)

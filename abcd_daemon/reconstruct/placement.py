@@ -9,14 +9,24 @@ Rules (reference §6.3, seed 000):
 - Spawn point, a two-rung ladder, never guessed:
   rung 1 (``placed_by: record``) — the record's stored ``spawn_tool_use_id`` equals a
   tool-call id in the host;
-  rung 2 (``placed_by: transcript``) — the first tool result in the host whose text
-  names the agent id (as a whole word) identifies the call through its
-  ``tool_use_id``; the call's turn is the spawn point, or the result's own turn when
-  the call itself is not in the host.
+  rung 2 (``placed_by: transcript``) — the host's own lines name the agent beside a
+  tool-call id: first a tool result whose structured ``toolUseResult.agentId`` is the
+  agent (2.0.x names it nowhere else), then an ``agent_progress`` line naming the agent
+  and its ``parentToolUseID``, then the first tool result whose text names the agent
+  id (as a whole word). The call's turn is the spawn point, or the result's own turn
+  when the call itself is not in the host.
 - Join point: the first host turn at or after the spawn where the agent's result
   reached the thread — the spawn call's own result, unless that result only
   acknowledges a background launch; or a notification (task notification, completed
-  ``TaskOutput``) naming the agent. None found: not recoverable, counted.
+  ``TaskOutput``) naming the agent. Its time is the time of the LINE that carried the
+  result (a turn of several result lines is stamped with its first). None found: not
+  recoverable, counted.
+- Agent type: the record's own (hook payload or sidecar, ``type_source: record``);
+  else, for a placed agent, the spawning call's ``subagent_type`` input
+  (``spawn call``); else the structured result's ``agentType`` (``tool result``).
+- Compaction agents (ids ``acompact…``, :func:`is_compaction`) are spawned by the
+  harness, not by a tool call: they are linked by :mod:`.compaction` instead, and
+  never searched for here.
 
 Pure.
 """
@@ -24,12 +34,17 @@ Pure.
 from __future__ import annotations
 
 import ahocorasick_rs
+import msgspec
 
 from .model import TOOL_RESULT, TOOL_USE, Transcript
 from .selection import Thread
 
 RECORD = "record"
 TRANSCRIPT = "transcript"
+#: Where an agent's type came from.
+TYPE_RECORD = "record"
+TYPE_CALL = "spawn call"
+TYPE_RESULT = "tool result"
 SPAWN = "spawn"
 JOIN = "join"
 
@@ -39,10 +54,15 @@ _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 
 class Placement:
     """Where one sub-agent sits. ``host`` is the host thread's agent id (``""`` for the
-    main thread) or None when there is no host; turns are 1-based, 0 when unknown."""
+    main thread) or None when there is no host; turns are 1-based, 0 when unknown;
+    ``join_when`` the time key of the line that carried its result; ``agent_type`` and
+    ``type_source`` the type as resolved (see the module docstring);
+    ``compaction_turn`` the host turn a compaction agent's ``[COMPACTED]`` marker
+    precedes (0 when not linked)."""
 
     __slots__ = ("agent_id", "host", "parent_absent", "spawn_turn", "join_turn",
-                 "call_id", "placed_by")
+                 "join_when", "call_id", "placed_by", "agent_type", "type_source",
+                 "compaction_turn")
 
     def __init__(self, agent_id: str) -> None:
         self.agent_id = agent_id
@@ -50,12 +70,20 @@ class Placement:
         self.parent_absent = False
         self.spawn_turn = 0
         self.join_turn = 0
+        self.join_when = ""
         self.call_id = ""
         self.placed_by = ""
+        self.agent_type = ""
+        self.type_source = ""
+        self.compaction_turn = 0
 
     @property
     def placed(self) -> bool:
         return self.spawn_turn > 0
+
+    @property
+    def is_compaction(self) -> bool:
+        return is_compaction(self.agent_id)
 
     @property
     def spawned_in(self) -> str:
@@ -65,23 +93,51 @@ class Placement:
         return self.host or "main"
 
 
-class _HostIndex:
-    """One host thread's tool calls, tool results and notifications, indexed once."""
+def is_compaction(agent_id: str) -> bool:
+    """Whether ``agent_id`` names a harness compaction agent (``acompact…``)."""
+    return agent_id.startswith("acompact")
+
+
+def spawn_type(raw: bytes) -> str:
+    """The ``subagent_type`` a spawning call's input names ("" when none)."""
+    if b"subagent_type" not in raw:
+        return ""
+    try:
+        value = msgspec.json.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return ""
+    kind = value.get("subagent_type") if isinstance(value, dict) else None
+    return kind if isinstance(kind, str) else ""
+
+
+class HostIndex:
+    """One host thread's tool calls, tool results, notifications and progress copies,
+    indexed once."""
 
     def __init__(self, transcript: Transcript) -> None:
         self.transcript = transcript
         self.call_turn: dict[str, int] = {}
-        self.results: dict[str, list[tuple[int, bool]]] = {}  # call id -> (turn, ack)
-        self.notified: dict[str, list[int]] = {}
+        self.call_input: dict[str, bytes] = {}
+        self.results: dict[str, list[tuple[int, bool, str]]] = {}  # call -> (turn, ack, when)
+        self.named: dict[str, tuple[int, str, str]] = {}  # agent -> (turn, call, agentType)
+        self.notified: dict[str, list[tuple[int, str]]] = {}
+        self.progress_call: dict[str, str] = {}
         for turn in transcript.turns:
-            for agent in turn.notified:
-                self.notified.setdefault(agent, []).append(turn.index)
+            for agent, when in turn.notified:
+                self.notified.setdefault(agent, []).append((turn.index, when))
             for block in turn.blocks:
                 if block.kind == TOOL_USE and block.ref:
                     self.call_turn.setdefault(block.ref, turn.index)
+                    self.call_input.setdefault(block.ref, block.raw)
                 elif block.kind == TOOL_RESULT and block.ref:
                     self.results.setdefault(block.ref, []).append(
-                        (turn.index, block.async_ack))
+                        (turn.index, block.async_ack, block.when))
+                    if block.agent:
+                        self.named.setdefault(block.agent,
+                                              (turn.index, block.ref, block.agent_type))
+        for copy in transcript.progress:
+            if copy.call in self.call_turn:
+                self.progress_call.setdefault(copy.agent, copy.call)
 
     def first_mentions(self, agent_ids: list[str]) -> dict[str, tuple[int, str]]:
         """For each agent id, the first tool result naming it: (turn, tool_use_id)."""
@@ -107,10 +163,13 @@ class _HostIndex:
                     return found
         return found
 
-    def join_after(self, agent_id: str, call_id: str, spawn: int) -> int:
-        candidates = [t for t, ack in self.results.get(call_id, ()) if t >= spawn and not ack]
-        candidates += [t for t in self.notified.get(agent_id, ()) if t >= spawn]
-        return min(candidates) if candidates else 0
+    def join_after(self, agent_id: str, call_id: str, spawn: int) -> tuple[int, str]:
+        """(turn, time key of the line) where the agent's result first reached the
+        host at or after ``spawn``; (0, "") when none did."""
+        candidates = [(t, when) for t, ack, when in self.results.get(call_id, ())
+                      if t >= spawn and not ack]
+        candidates += [(t, when) for t, when in self.notified.get(agent_id, ()) if t >= spawn]
+        return min(candidates) if candidates else (0, "")
 
 
 def section_order(threads: list[Thread]) -> list[Thread]:
@@ -122,10 +181,11 @@ def section_order(threads: list[Thread]) -> list[Thread]:
     return sorted((t for t in threads if not t.is_main), key=key)
 
 
-def place(threads: list[Thread]) -> dict[str, Placement]:
-    """A :class:`Placement` for every sub-agent thread, keyed by agent id."""
+def place(threads: list[Thread]) -> tuple[dict[str, Placement], dict[str, HostIndex]]:
+    """A :class:`Placement` for every sub-agent thread, keyed by agent id, and the index
+    of every host thread that was searched (keyed like :attr:`Placement.host`)."""
     by_id = {t.agent_id: t for t in threads if t.transcript is not None}
-    indexes: dict[str, _HostIndex] = {}
+    indexes: dict[str, HostIndex] = {}
     placements: dict[str, Placement] = {}
     waiting: dict[str, list[str]] = {}  # host -> agents rung 1 did not place
     for thread in section_order(threads):
@@ -141,7 +201,9 @@ def place(threads: list[Thread]) -> dict[str, Placement]:
         placement.host = host
         index = indexes.get(host)
         if index is None:
-            index = indexes[host] = _HostIndex(by_id[host].transcript)
+            index = indexes[host] = HostIndex(by_id[host].transcript)
+        if placement.is_compaction:
+            continue  # linked by .compaction, never by a tool call
         call = thread.record.spawn_tool_use_id
         if call and call in index.call_turn:
             placement.spawn_turn = index.call_turn[call]
@@ -151,16 +213,45 @@ def place(threads: list[Thread]) -> dict[str, Placement]:
             waiting.setdefault(host, []).append(agent)
     for host, agents in waiting.items():
         index = indexes[host]
-        for agent, (result_turn, call) in index.first_mentions(agents).items():
+        found: dict[str, tuple[int, str]] = {}
+        for agent in agents:
+            if agent in index.named:
+                found[agent] = index.named[agent][:2]
+            elif agent in index.progress_call:
+                call = index.progress_call[agent]
+                found[agent] = (index.call_turn[call], call)
+        found.update(index.first_mentions([a for a in agents if a not in found]))
+        for agent, (result_turn, call) in found.items():
             placement = placements[agent]
             placement.spawn_turn = index.call_turn.get(call, result_turn)
             placement.call_id = call
             placement.placed_by = TRANSCRIPT
-    for placement in placements.values():
+    for thread in threads:
+        if thread.is_main:
+            continue
+        placement = placements[thread.agent_id]
         if placement.placed:
-            placement.join_turn = indexes[placement.host].join_after(
+            index = indexes[placement.host]
+            placement.join_turn, placement.join_when = index.join_after(
                 placement.agent_id, placement.call_id, placement.spawn_turn)
-    return placements
+        _type(placement, thread.record.agent_type, indexes.get(placement.host or ""))
+    return placements, indexes
+
+
+def _type(placement: Placement, recorded: str, index: HostIndex | None) -> None:
+    """Resolve the agent's type (see the module docstring)."""
+    if recorded:
+        placement.agent_type, placement.type_source = recorded, TYPE_RECORD
+        return
+    if index is None or not placement.placed:
+        return
+    from_call = spawn_type(index.call_input.get(placement.call_id, b""))
+    if from_call:
+        placement.agent_type, placement.type_source = from_call, TYPE_CALL
+        return
+    named = index.named.get(placement.agent_id)
+    if named and named[2]:
+        placement.agent_type, placement.type_source = named[2], TYPE_RESULT
 
 
 def markers(placements: dict[str, Placement], order: list[str]

@@ -13,7 +13,12 @@ Rules (reference §6.4; DESIGN §5 invariant 7):
 - Spine mode reduces a delegate (never the main thread) to its first and last turn with
   one counted gap marker; markers of omitted turns are omitted with them.
 - Markers follow the turn they belong to: SPAWNED after the turn that issued the call,
-  JOINED after the turn the result reached; a spawn and join on one turn collapse.
+  JOINED after the turn the result reached (naming the time of the line that carried
+  it); a spawn and join on one turn collapse. A spawn whose transcript is not stored
+  gets its own ``[SPAWNED — transcript not stored]`` marker, never a ``[SPAWNED**`` one.
+  A ``[COMPACTED]`` marker names the compaction agent that wrote its summary, when one
+  is linked.
+- A text block of whitespace alone is not rendered (it would be an empty fence).
 
 Pure; appends ``str`` pieces to a list the caller joins.
 """
@@ -23,13 +28,22 @@ from __future__ import annotations
 import msgspec
 
 from .fence import code, fence, label
-from .model import (IMAGE, TEXT, THINKING, TOOL_RESULT, TOOL_USE, Block, Transcript, Turn,
-                    when_label)
-from .placement import SPAWN, Placement
+from .model import IMAGE, TEXT, THINKING, TOOL_RESULT, TOOL_USE, Block, Transcript, Turn
+from .values import when_label
 
 COMPACTION_MARKER = (
     "> **[COMPACTED]** the model's context was compacted here; what came before reached "
     "the model from here on only as a summary.\n\n")
+
+
+def compaction_marker(agent_id: str) -> str:
+    """The ``[COMPACTED]`` marker; naming the compaction agent's section when linked."""
+    if not agent_id:
+        return COMPACTION_MARKER
+    return ("> **[COMPACTED]** the model's context was compacted here; what came before "
+            "reached the model from here on only as a summary, written by the compaction "
+            f"agent {code(agent_id)} — its transcript is in section \"Agent "
+            f"{code(agent_id)}\".\n\n")
 
 
 def spawned_marker(agent_id: str, agent_type: str) -> str:
@@ -39,12 +53,22 @@ def spawned_marker(agent_id: str, agent_type: str) -> str:
             f"JOIN marker ran without its result. **]**\n\n")
 
 
-def joined_marker(agent_id: str, synchronous: bool) -> str:
+def not_stored_marker(agent_id: str, agent_type: str) -> str:
+    """A spawn whose transcript is not stored (never a ``[SPAWNED**`` marker: there is
+    no section it could point to)."""
+    who = f"agent {code(agent_id)}" if agent_id else "an agent whose id no line names"
+    kind = label(agent_type) if agent_type else "—"
+    return (f"> **[SPAWNED — transcript not stored]** {who} ({kind}) was spawned here; "
+            "its transcript is not in the store, so nothing of it is rendered.\n\n")
+
+
+def joined_marker(agent_id: str, synchronous: bool, when: str = "") -> str:
+    at = f", in the line stamped {when_label(when)}" if when else ""
     if synchronous:
         return (f"> **[JOINED** agent {code(agent_id)} here — spawned and joined in the "
-                "same turn (synchronous). **]**\n\n")
+                f"same turn (synchronous){at}. **]**\n\n")
     return (f"> **[JOINED** agent {code(agent_id)} here — its result reached this thread "
-            "at this turn. **]**\n\n")
+            f"at this turn{at}. **]**\n\n")
 
 
 def spine_gap(omitted: int) -> str:
@@ -64,22 +88,23 @@ def _pretty(raw: bytes) -> str:
 class TurnWriter:
     """Renders threads into ``parts`` and counts what the artefact left out."""
 
-    def __init__(self, parts: list[str], *, max_block_bytes: int, spine: bool,
-                 placements: dict[str, Placement], agent_types: dict[str, str]) -> None:
+    def __init__(self, parts: list[str], *, max_block_bytes: int, spine: bool) -> None:
         self.parts = parts
         self.cap = max_block_bytes
         self.spine = spine
-        self.placements = placements
-        self.agent_types = agent_types
         self.elided_blocks = 0
         self.elided_bytes = 0
         self.omitted_turns = 0
         self._copies_visible = True
+        self._compactions: dict[int, str] = {}
 
-    def thread(self, transcript: Transcript, markers: dict[int, list[tuple[str, str]]],
-               *, delegate: bool) -> None:
-        """Render every turn of ``transcript`` (spine-reduced when it is a delegate)."""
+    def thread(self, transcript: Transcript, markers: dict[int, list[str]], *,
+               delegate: bool, compactions: dict[int, str] | None = None) -> None:
+        """Render every turn of ``transcript`` (spine-reduced when it is a delegate);
+        ``markers`` the marker lines after each turn, ``compactions`` the compaction
+        agent each ``[COMPACTED]`` marker names."""
         self._copies_visible = not delegate  # every line of a delegate is a sidechain
+        self._compactions = compactions or {}
         turns = transcript.turns
         if self.spine and delegate and len(turns) > 2:
             omitted = len(turns) - 2
@@ -91,10 +116,10 @@ class TurnWriter:
         for turn in turns:
             self._turn(turn, markers)
 
-    def _turn(self, turn: Turn, markers: dict[int, list[tuple[str, str]]]) -> None:
+    def _turn(self, turn: Turn, markers: dict[int, list[str]]) -> None:
         out = self.parts
         if turn.compacted_before:
-            out.append(COMPACTION_MARKER)
+            out.append(compaction_marker(self._compactions.get(turn.index, "")))
         role = turn.role
         if turn.compact_summary:
             role += " (compaction summary)"
@@ -108,12 +133,7 @@ class TurnWriter:
         out.append(heading + "\n\n")
         for block in turn.blocks:
             self._block(block)
-        for kind, agent in markers.get(turn.index, ()):
-            if kind == SPAWN:
-                out.append(spawned_marker(agent, self.agent_types.get(agent, "")))
-            else:
-                p = self.placements[agent]
-                out.append(joined_marker(agent, p.spawn_turn == p.join_turn))
+        out.extend(markers.get(turn.index, ()))
 
     def _capped(self, text: str, lang: str = "") -> None:
         """Append ``text`` fenced, truncated to the cap with an elision line."""
@@ -141,7 +161,7 @@ class TurnWriter:
         out = self.parts
         kind = block.kind
         if kind == TEXT:
-            if block.text:
+            if block.text.strip():  # whitespace alone says nothing: no empty fence
                 out.append(fence(block.text) + "\n")
         elif kind == TOOL_USE:
             call = f"**tool call** {code(block.name) if block.name else '(unnamed)'}"

@@ -72,6 +72,19 @@ class DroppedRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     reason: str
 
 
+class MissingAgent(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A sub-agent a stored thread spawned whose own transcript is not stored.
+    ``progress_tokens`` is the usage only its ``agent_progress`` copies carry: stated
+    here, never part of the session's totals."""
+
+    agent_id: str = ""
+    agent_type: str = ""
+    spawned_in: str = ""
+    spawned_at_turn: int = 0
+    spawn_tool_use_id: str = ""
+    progress_tokens: TokenCounts
+
+
 class AgentTelemetry(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One thread's own copy of every measure (the main thread included)."""
 
@@ -79,6 +92,7 @@ class AgentTelemetry(msgspec.Struct, kw_only=True, omit_defaults=True):
     is_main_thread: bool
     parent_agent_id: str = ""
     agent_type: str = ""
+    agent_type_source: str = ""
     spawn_depth: int
     spawn_attribution: str = ""
     lineage_source: str = ""
@@ -95,8 +109,12 @@ class AgentTelemetry(msgspec.Struct, kw_only=True, omit_defaults=True):
     spawned_in: str = ""
     spawned_at_turn: int = 0
     joined_at_turn: int = 0
+    joined_at: str = ""
     spawn_tool_use_id: str = ""
     placed_by: str = ""
+    compaction_of: str = ""
+    compacted_at_turn: int = 0
+    concurrent_with: list[str] = []
     lines: int
     lines_unparseable: int
     lines_unrecognised: int
@@ -109,6 +127,7 @@ class Completeness(msgspec.Struct, kw_only=True, omit_defaults=True):
     """What this reconstruction knows it does not know."""
 
     main_thread_present: bool
+    main_thread_empty: bool = False
     records_found: int
     records_used: int
     dropped_records: list[DroppedRecord] = []
@@ -118,6 +137,10 @@ class Completeness(msgspec.Struct, kw_only=True, omit_defaults=True):
     agents_without_join_point: int
     agents_without_agent_type: int
     agents_whose_parent_is_not_in_this_set: int
+    compaction_agents: int = 0
+    compaction_agents_linked: int = 0
+    agents_spawned_not_stored: int = 0
+    missing_agents: list[MissingAgent] = []
     lines_unparseable: int
     lines_unrecognised: int
     lines_not_utf8: int

@@ -26,7 +26,8 @@ import msgspec
 
 from .blocks import WireBlock, model_blocks, text_of, wire_content
 from .lines import decoded_lines
-from .model import ASSISTANT, USER, ThreadBuilder, Transcript, usage_of, when_key
+from .model import ASSISTANT, USER, ThreadBuilder, Transcript
+from .values import usage_of, when_key
 
 HARNESS = "jsonl-store"
 

@@ -29,6 +29,9 @@ log = logging.getLogger("abcd.daemon")
 
 
 async def drain_loop(daemon) -> None:
+    # The search index is repaired at start (a crash between a record write and its
+    # rows), then kept level after every pass that stored something.
+    await trio.to_thread.run_sync(index_sync, daemon, None, limiter=daemon.io_limiter)
     while not daemon.stopping.is_set():
         daemon.drain_wake = trio.Event()
         while not daemon.stopping.is_set():
@@ -37,6 +40,23 @@ async def drain_loop(daemon) -> None:
                 break
         with trio.move_on_after(daemon.config.drain_interval_s):
             await daemon.drain_wake.wait()
+
+def index_sync(daemon, roots: set[str] | None) -> None:
+    """Bring the search index level with the records of ``roots`` (every lane when
+    None). The index is derived data: a failure here is logged and never stops the
+    drain; the next sync (or any ``abcd search``) repairs it."""
+    from ..index.db import connect, sync
+
+    try:
+        lanes = None if roots is None else [Lane(daemon.home, r) for r in sorted(roots)]
+        conn = connect(daemon.home)
+        try:
+            sync(conn, daemon.home, lanes=lanes)
+        finally:
+            conn.close()
+    except Exception as exc:  # noqa: BLE001 - derived data must not stop the drain
+        log_unexpected(log, "index update", exc)
+
 
 def _plan(daemon, now_trio: float):
     now = time.time_ns()
@@ -67,6 +87,7 @@ async def _drain_pass(daemon) -> bool:
         return False
     started = time.monotonic()
     summary = PassSummary(remaining=plan.remaining)
+    touched: set[str] = set()
     for entry in plan.take:
         if daemon.stopping.is_set():
             break
@@ -75,6 +96,7 @@ async def _drain_pass(daemon) -> bool:
                                                 abandon_on_cancel=True)
         who = f"{entry.root_sha[:12]}/{entry.name}"
         if outcome.status == "stored":
+            touched.add(entry.root_sha)
             summary.stored += 1
             daemon.stats.stored_total += 1
             log.info("stored %s (%d bytes)", who, outcome.bytes)
@@ -92,6 +114,8 @@ async def _drain_pass(daemon) -> bool:
     summary.finished_at = format_rfc3339_ns(time.time_ns())
     daemon.stats.passes += 1
     daemon.stats.last_pass = summary
+    if touched:
+        await trio.to_thread.run_sync(index_sync, daemon, touched, limiter=daemon.io_limiter)
     if summary.stored or summary.quarantined:
         daemon.follower.changed()  # the missing summary counts stored transcripts
     await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)

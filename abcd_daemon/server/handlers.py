@@ -24,7 +24,8 @@ from ..queue.drain import drain_pass
 from ..queue.staged import list_quarantined, list_staged
 from ..queue.survey import survey_backlog
 from ..store.lane import Lane, list_lanes
-from ..store.records import list_for_session, list_records, read_body, resolve
+from ..store.records import list_for_session, list_records, read_body
+from ..store.sessions import expand_session, resolve_record
 from ..wire import messages as m
 
 log = logging.getLogger("abcd.daemon")
@@ -36,7 +37,7 @@ _PROGRESSING = (m.IngestRequest, m.DrainRequest)
 def error_reply(exc: BaseException) -> m.ErrorReply:
     if isinstance(exc, AbcdError):
         return m.ErrorReply(kind=type(exc).__name__, message=str(exc), hint=exc.hint,
-                            exit_code=exc.exit_code)
+                            exit_code=exc.exit_code, details=list(exc.details))
     log.exception("request failed unexpectedly")
     return m.ErrorReply(kind="InternalError",
                         message=f"the daemon failed on this request ({type(exc).__name__}: {exc})",
@@ -74,12 +75,15 @@ class Handlers:
 
     def _ListRequest(self, req):
         lane = self.lane(req.root_sha)
-        records = list_for_session(lane, req.session_id) if req.session_id else list_records(lane)
+        if req.session_id:
+            records = list_for_session(lane, expand_session([lane], req.session_id))
+        else:
+            records = list_records(lane)
         return m.RecordsReply(records=records)
 
     def _ShowRequest(self, req):
         lane = self.lane(req.root_sha)
-        record = resolve(lane, req.key)
+        record = resolve_record(lane, req.key)
         body = read_body(lane, record)
         return m.ShowReply(record=record, body_bytes=len(body)), body
 
@@ -117,12 +121,14 @@ class Handlers:
     def _ReconstructRequest(self, req):
         from ..reconstruct import ReconstructOptions, reconstruct
 
-        options = ReconstructOptions(session_id=req.session_id, mode=req.mode,
+        lane = self.lane(req.root_sha)
+        session_id = expand_session([lane], req.session_id)  # a short id, expanded
+        options = ReconstructOptions(session_id=session_id, mode=req.mode,
                                      max_block_bytes=req.max_block_bytes)
-        r = reconstruct(self.lane(req.root_sha), options, now_ns=time.time_ns())
+        r = reconstruct(lane, options, now_ns=time.time_ns())
         head = m.ReconstructReply(artefact_name=r.artefact_name, telemetry_name=r.telemetry_name,
                                   artefact_bytes=r.artefact_bytes,
-                                  telemetry_json=msgspec.json.encode(r.telemetry))
+                                  telemetry_json=r.telemetry_json())
         return head, r.artefact
 
     def _IngestRequest(self, req, progress):

@@ -19,6 +19,11 @@ async def answer(daemon, stream, request, send) -> None:
     if isinstance(request, (m.IngestRequest, m.DrainRequest)):
         await answer_with_progress(daemon, stream, request, send)
         return
+    if isinstance(request, m.BatchReconstructRequest):
+        from .batch import answer_batch
+
+        await answer_batch(daemon, stream, request, send)
+        return
     reply, body = await trio.to_thread.run_sync(daemon.handlers.handle, request,
                                                 limiter=daemon.io_limiter, abandon_on_cancel=True)
     await send(stream, reply)

@@ -48,6 +48,11 @@ class FrameDecoder:
         self._broken = False
         self._decoder = msgspec.msgpack.Decoder(type)
 
+    def expect(self, type: Any) -> None:
+        """Decode the frames still to come as ``type`` (a Struct or a Union of them);
+        bytes already buffered are kept."""
+        self._decoder = msgspec.msgpack.Decoder(type)
+
     @property
     def buffered(self) -> int:
         return len(self._buf)

@@ -63,7 +63,7 @@ def test_start_refuses_an_unusable_configuration_with_the_reason_and_hooks_keep_
     assert run_shim("session-end", {"session_id": "s1", "cwd": str(tmp_path)}, env).returncode == 0
     assert len(list((Path(env["ABCD_HOME"]) / "spool" / "new").glob("*.json"))) == 1
     code, _, _ = abcd(env, "daemon", "status")
-    assert code == 3  # not running, and saying so
+    assert code == 1  # not running, and saying so (the one exit table: 1 refused or failed)
 
 
 def test_run_as_a_service_manager_starts_it_refuses_with_the_same_line(tmp_path):

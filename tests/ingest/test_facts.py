@@ -48,3 +48,11 @@ def test_a_cwd_key_inside_a_string_is_not_a_cwd():
     line["message"]["content"] = '{"cwd":"/fake"}'
     line["toolUseResult"] = {"stdout": '"cwd":"/also-fake"'}
     assert facts_of(jsonl(line)).cwds == ("/real",)
+
+
+def test_facts_call_a_file_a_sidechain_only_when_no_line_says_otherwise():
+    side = {"type": "user", "sessionId": "s", "agentId": "a1", "isSidechain": True}
+    assert facts_of(jsonl(side, side, {"type": "summary", "summary": "t"})).sidechain
+    assert not facts_of(jsonl(side, {**side, "isSidechain": False})).sidechain
+    assert not facts_of(jsonl(side, {"type": "user", "sessionId": "s"})).sidechain
+    assert not facts_of(jsonl({"type": "summary", "summary": "t"})).sidechain

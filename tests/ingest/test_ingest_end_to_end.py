@@ -105,7 +105,7 @@ def test_the_daemon_serves_ingest_and_stages_a_watched_root(tmp_path):
         assert [s["session_id"] for s in report["staged"]] == ["s1"] and report["drain"]["captured"]
         lane = Lane(__import__("abcd_daemon.paths").paths.Home(env["ABCD_HOME"]), sha)
         write_jsonl(watched / "p" / "s2.jsonl", [claude_line("s2", str(repo), 0)])
-        wait_for(lambda: {r.session_id for r in list_records(lane)} == {"s1", "s2"}, timeout=30,
+        wait_for(lambda: {r.session_id for r in list_records(lane)} == {"s1", "s2"}, timeout=90,
                  what="the watched transcript to be stored")
         code, out, _ = run_abcd("daemon", "status", "--json", env=env)
         [root] = json.loads(out)["watch_roots"]

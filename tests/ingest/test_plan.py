@@ -159,3 +159,26 @@ def test_a_stored_hook_lineage_that_no_longer_validates_falls_back_to_the_file_s
                                        spawn_attribution="sidecar", parent_agent_id="[redacted]"))
     [action] = plan([cand("/p/s1/subagents/agent-a1.jsonl", agent="a1")], index=index).actions
     assert (action.meta.lineage_source, action.meta.spawn_attribution) == ("ingest", "unattributed")
+
+
+def test_a_sidechain_file_named_like_a_main_thread_is_filed_as_the_agent_its_lines_name():
+    # Every line says isSidechain, one agentId and another session: follow the lines.
+    lines = [claude_line("parent-session", "/repo", i, agent="a5ide") for i in range(3)]
+    p = plan([cand("/p/odd-name.jsonl", session="odd-name", lines=lines)])
+    [action] = p.actions
+    assert (action.meta.session_id, action.meta.agent_id) == ("parent-session", "a5ide")
+    assert action.meta.spawn_attribution == "unattributed"
+    [warning] = p.report.warnings
+    assert (warning.reason, warning.path, warning.session_id, warning.agent_id) == (
+        "sidechain-file", "/p/odd-name.jsonl", "parent-session", "a5ide")
+    assert "every line says it is sub-agent a5ide of session parent-session" in warning.detail
+
+
+def test_a_main_thread_carrying_sidechain_lines_among_its_own_stays_a_main_thread():
+    # 1.0.x wrote a Task's sidechain lines into the main file beside its own.
+    for flag in (False, None):  # written false, or (older) not written at all
+        lines = [claude_line("s1", "/repo", 0), claude_line("s1", "/repo", 1, agent="a1")]
+        if flag is not None:
+            lines[0]["isSidechain"] = flag
+        [action] = plan([cand("/p/s1.jsonl", lines=lines)]).actions
+        assert (action.meta.session_id, action.meta.agent_id) == ("s1", "")

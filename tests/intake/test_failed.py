@@ -64,6 +64,7 @@ def test_a_failed_payload_is_counted_listed_with_its_reason_and_owner_only(tmp_p
     assert code == 0
     assert spool_id in out and "cannot resolve the repository" in out and "session-end" in out
     assert "1 failed hook payload(s) hold" in out and "UNREDACTED" in out
+    assert "nothing staged" not in out  # a refused SessionEnd is not "every session stored"
     code, out, _ = abcd(env, "history", "staged", "--all-repos", cwd=tmp_path)
     assert code == 0 and "1 failed hook payload(s) hold" in out
     code, out, _ = abcd(env, "daemon", "status", "--json")
@@ -71,6 +72,10 @@ def test_a_failed_payload_is_counted_listed_with_its_reason_and_owner_only(tmp_p
     failed = Path(env["ABCD_HOME"]) / "spool" / "failed"
     size = (failed / f"{spool_id}.json").stat().st_size
     assert (status["spool_failed"], status["spool_failed_bytes"]) == (1, size)
+    assert [f["id"] for f in status["failed"]] == [spool_id]
+    assert "cannot resolve the repository" in status["failed"][0]["reason"]
+    code, out, _ = abcd(env, "daemon", "status")
+    assert f"failed:      {spool_id}  session-end  " in out
     wait_for(lambda: json.loads((Path(env["ABCD_HOME"]) / "status.json").read_text())
              .get("spool_failed_bytes") == size, what="status.json to count it")
     notice = run_shim("session-start", {"session_id": "next", "cwd": str(elsewhere)}, env)

@@ -132,3 +132,17 @@ def test_unknown_line_types_are_counted_not_rendered():
     doc = text(r)
     assert "*(server_tool_use)*" in doc and "searched" in doc
     assert "brand-new-kind" not in doc
+
+
+def test_current_claude_code_housekeeping_lines_are_recognised_while_unknown_shapes_are_counted():
+    main = CC().user("hi").say("m1", "hello", usage=usage())
+    for kind in ("cost-state", "mode", "ai-title", "agent-color", "frame-link", "atis-latch",
+                 "fork-context-ref", "file-history-delta", "permission-mode", "last-prompt"):
+        main.other(kind, totalCostUSD=0.5)
+    r = run([record(main.body())])
+    assert r.telemetry.completeness.lines_unrecognised == 0
+    assert "- unrecognised lines or blocks: 0" in text(r)
+    assert "totalCostUSD" not in text(r)
+    # A shape nobody writes is still counted, beside the housekeeping.
+    r = run([record(main.other("cost-statement", x=1).body())])
+    assert r.telemetry.completeness.lines_unrecognised == 1

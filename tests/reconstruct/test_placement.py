@@ -58,10 +58,11 @@ def test_reconstruct_marks_every_subagent_at_its_spawn_and_join_point():
     assert "CONCURRENCY" not in sync_section
     timeline = section(doc, "## Agent timeline")
     assert "| `cov1` | Explore | 1 | main thread | main turn 2 |" in timeline
-    assert "| main turn 7 | 2 |" in timeline
+    assert "| main turn 7 · 2026-01-01T00:00:06Z | 2 |" in timeline
     cov = next(a for a in r.telemetry.agents if a.agent_id == "cov1")
     assert (cov.spawned_in, cov.spawned_at_turn, cov.joined_at_turn, cov.placed_by) == (
         "main", 2, 7, "record")
+    assert cov.joined_at == "2026-01-01T00:00:06Z"
     assert r.telemetry.completeness.agents_without_spawn_point == 0
     assert r.telemetry.completeness.agents_without_join_point == 0
 
@@ -89,7 +90,7 @@ def test_reconstruct_places_an_agent_from_the_spawning_transcript_alone():
     second = section(doc, "## Agent `feed0042`")
     assert "- spawned at: main turn 5 (tool call `toolu_gone`" in second
     assert ("> **[JOINED** agent `feed0042` here — spawned and joined in the same turn "
-            "(synchronous). **]**") in doc
+            "(synchronous), in the line stamped 2026-01-01T00:00:04Z. **]**") in doc
     assert "[SPAWNED** agent `feed0042`" not in doc
     placed_by = {a.agent_id: a.placed_by for a in r.telemetry.agents if a.agent_id}
     assert placed_by == {"a1b2c3d4e5f6a7b8c": "transcript", "feed0042": "transcript"}
@@ -134,7 +135,7 @@ def test_reconstruct_segregates_unattributed_subagents():
     assert c.agents_without_spawn_point == 2
     assert c.agents_whose_parent_is_not_in_this_set == 1
     assert c.agents_unattributed == 0  # all three records say "sidecar"
-    assert "- sub-agents with no recoverable spawn point: 2 of 3" in doc
+    assert "- sub-agents with no recoverable spawn point: 2 of the 3 stored" in doc
 
 
 def test_reconstruct_renders_a_session_with_no_main_thread():
@@ -146,7 +147,7 @@ def test_reconstruct_renders_a_session_with_no_main_thread():
                     spawn_tool_use_id="tu_n")])
     doc = text(r)
     assert "- main thread: ABSENT" in doc
-    assert "No main-thread record for this session is stored." in section(doc, "## Main thread")
+    assert "No main-thread record for this session is stored (" in section(doc, "## Main thread")
     assert "nested result" in doc
     assert "## Unattributed sub-agents" in doc  # p1: no main thread to place it on
     assert "- spawned at: `p1` turn 2" in section(doc, "## Agent `c1`")
@@ -254,3 +255,117 @@ def test_the_order_records_arrive_in_changes_nothing():
     forward, backward = run(loaded), run(loaded[::-1])
     assert forward.artefact == backward.artefact
     assert forward.telemetry_json() == backward.telemetry_json()
+
+
+def _older_layout_session():
+    """Claude Code 2.0.x: the result names its agent only in the structured
+    ``toolUseResult.agentId``; the text carries the report, never the id."""
+    main = (CC().user("explore it")
+            .assistant("m1", tool_use("toolu_T", "Task", subagent_type="Explore",
+                                      description="look", prompt="look around"),
+                       usage=usage(), stop="tool_use")
+            .result("toolu_T", [text_block("Here is what I found.")], agent_id="c8d9b115")
+            .say("m2", "thanks", usage=usage()))
+    agent = CC(agent_id="c8d9b115", start=1).user("look around").say("s1", "found",
+                                                                      usage=usage())
+    return main, agent
+
+
+def test_an_older_layout_agent_named_only_by_its_structured_result_is_placed_at_its_task_call():
+    main, agent = _older_layout_session()
+    assert b"agentId: c8d9b115" not in main.body()  # the text rung alone cannot place it
+    r = run([record(main.body()), record(agent.body(), "c8d9b115",
+                                         spawn_attribution="unattributed")])
+    a = next(a for a in r.telemetry.agents if a.agent_id == "c8d9b115")
+    assert (a.spawned_in, a.spawned_at_turn, a.joined_at_turn, a.placed_by,
+            a.spawn_tool_use_id) == ("main", 2, 3, "transcript", "")
+    doc = text(r)
+    assert "## Unattributed sub-agents" not in outside_fences(doc)
+    assert ("- spawned at: main turn 2 (tool call `toolu_T`, placed by the spawning "
+            "transcript's own tool result)") in section(doc, "## Agent `c8d9b115`")
+
+
+def test_an_agent_type_no_payload_or_sidecar_names_comes_from_the_spawning_call_and_says_so():
+    main, agent = _older_layout_session()
+    r = run([record(main.body()), record(agent.body(), "c8d9b115",
+                                         spawn_attribution="unattributed")])
+    a = next(a for a in r.telemetry.agents if a.agent_id == "c8d9b115")
+    assert (a.agent_type, a.agent_type_source) == ("Explore", "spawn call")
+    assert r.telemetry.agent_types == ["Explore"]
+    assert r.telemetry.completeness.agents_without_agent_type == 0
+    doc = text(r)
+    assert ("- type: Explore (from the spawning tool call's `subagent_type` input; no hook "
+            "payload or sidecar named it)") in section(doc, "## Agent `c8d9b115`")
+    assert "> **[JOINED** agent `c8d9b115` here" in doc
+    # A type the record carries wins, and needs no provenance of its own.
+    r = run([record(main.body()), record(agent.body(), "c8d9b115", agent_type="Plan")])
+    a = next(a for a in r.telemetry.agents if a.agent_id == "c8d9b115")
+    assert (a.agent_type, a.agent_type_source) == ("Plan", "record")
+    assert "- type: Plan\n" in section(text(r), "## Agent `c8d9b115`")
+
+
+def test_an_agent_named_only_by_agent_progress_lines_is_placed_at_the_call_they_name():
+    copy = {"type": "assistant", "message": {"id": "s1", "role": "assistant",
+                                             "content": [text_block("w")]}}
+    main = (CC().user("go")
+            .assistant("m1", tool_use("tu_p", "Agent", subagent_type="Explore"),
+                       usage=usage(), stop="tool_use")
+            .other("progress", parentToolUseID="tu_p",
+                   data={"type": "agent_progress", "agentId": "aprog1", "message": copy})
+            .result("tu_p", "report without an id"))
+    sub = CC(agent_id="aprog1", start=1).user("x").say("s1", "w", usage=usage())
+    r = run([record(main.body()), record(sub.body(), "aprog1", spawn_attribution="unattributed")])
+    a = next(a for a in r.telemetry.agents if a.agent_id == "aprog1")
+    assert (a.spawned_at_turn, a.joined_at_turn, a.placed_by) == (2, 3, "transcript")
+    assert a.agent_type == "Explore"
+
+
+def test_a_joined_marker_carries_the_time_of_the_line_that_carried_the_agent_result():
+    # One turn merges a quick TaskUpdate result (at 3 s) and the agent's result (at 500 s):
+    # the turn heading shows the first line's time, the JOINED marker the result's.
+    main = (CC().user("go")
+            .assistant("m1", tool_use("tu_upd", "TaskUpdate", status="x"),
+                       tool_use("tu_ag", "Agent", subagent_type="Explore"),
+                       usage=usage(), stop="tool_use"))
+    main.result("tu_upd", "updated")
+    main.clock = 500
+    main.result("tu_ag", "report", agent_id="slow1")
+    sub = CC(agent_id="slow1", start=3).user("x").say("s1", "report", usage=usage())
+    r = run([record(main.body()), record(sub.body(), "slow1", spawn_attribution="unattributed")])
+    doc = text(r)
+    body = section(doc, "## Main thread")
+    assert "### Turn 3 — user · 2026-01-01T00:00:03Z" in body
+    assert ("> **[JOINED** agent `slow1` here — its result reached this thread at this turn, "
+            "in the line stamped 2026-01-01T00:08:20Z. **]**") in body
+    a = next(a for a in r.telemetry.agents if a.agent_id == "slow1")
+    assert (a.joined_at_turn, a.joined_at) == (3, "2026-01-01T00:08:20Z")
+    assert ("- joined at: main turn 3 (the line carrying its result is stamped "
+            "2026-01-01T00:08:20Z)") in section(doc, "## Agent `slow1`")
+
+
+def test_agents_spawned_in_one_turn_are_stated_as_parallel_with_their_overlap():
+    main = (CC().user("fan out")
+            .assistant("m1", tool_use("tu_a", "Agent", subagent_type="Explore"),
+                       tool_use("tu_b", "Agent", subagent_type="Explore"),
+                       tool_use("tu_c", "Agent", subagent_type="Explore"),
+                       usage=usage(), stop="tool_use"))
+    main.clock = 100
+    for call, agent in (("tu_a", "par1"), ("tu_b", "par2"), ("tu_c", "par3")):
+        main.result(call, "done", agent_id=agent)
+    # par1 runs 10-40 s, par2 30-60 s: they overlap 30-40 s; par3 runs 70-80 s, alone.
+    agents = []
+    for agent, start, end in (("par1", 10, 40), ("par2", 30, 60), ("par3", 70, 80)):
+        sub = CC(agent_id=agent, start=start).user("x")
+        sub.clock = end
+        agents.append(record(sub.say(f"r-{agent}", "ok", usage=usage()).body(), agent,
+                             spawn_attribution="unattributed"))
+    r = run([record(main.body())] + agents)
+    by_id = {a.agent_id: a for a in r.telemetry.agents}
+    assert by_id["par1"].concurrent_with == ["par2"]
+    assert by_id["par2"].concurrent_with == ["par1"]
+    assert by_id["par3"].concurrent_with == []
+    doc = text(r)
+    assert ("- PARALLEL: spawned in the same turn as, and running at the same time as, agent "
+            "`par2` (overlap 2026-01-01T00:00:30Z → 2026-01-01T00:00:40Z, 10s)") in section(
+                doc, "## Agent `par1`")
+    assert "PARALLEL" not in section(doc, "## Agent `par3`")

@@ -3,7 +3,6 @@ reconstructed from the store; and the artefact's self-containment and determinis
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -13,52 +12,24 @@ from pathlib import Path
 
 from abcd_daemon.reconstruct import ReconstructOptions, reconstruct
 from abcd_daemon.store.lane import Lane
-from abcd_daemon.store.record import Record, format_record, format_rfc3339_ns, record_filename
+from abcd_daemon.store.record import Record, record_filename
+from abcd_daemon.store.records import list_for_session
+from .real import (NS, REAL_PROJECTS, independent_spawns, independent_tokens, main_threads,
+                   sessions, store, store_session)
 from .support import outside_fences, section
 
 REAL = "real_projects/-experiments-worktrees"
 SESSION = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
-_NS = 1_780_000_000_000_000_000
+_NS = NS
+_PINNED = Path(__file__).parent / "data" / "real_totals.json"
 
 
 def _store(lane: Lane, session: str, body: bytes, *, captured_ns: int, agent_id: str = "",
            meta: dict | None = None) -> Record:
-    """Write one record as capture would: lineage the way a SubagentStop hook learns it
-    (agent id from the file name, type from the sidecar; "sidecar" attribution only
-    when the sidecar carries a spawn depth)."""
-    meta = meta or {}
-    record = Record(
-        session_id=session, root_commit=lane.root_sha,
-        source_sha256=hashlib.sha256(body).hexdigest(),
-        captured_at=format_rfc3339_ns(captured_ns), agent_id=agent_id,
-        agent_type=meta.get("agentType", "") if agent_id else "",
-        parent_agent_id=meta.get("parentAgentId", ""),
-        spawn_depth=int(meta.get("spawnDepth", 0) or 0),
-        spawn_tool_use_id=meta.get("toolUseId", ""),
-        lineage_source="hook" if agent_id else "",
-        spawn_attribution=("sidecar" if "spawnDepth" in meta else "unattributed")
-        if agent_id else "")
-    lane.ensure("records")
-    (lane.records / record_filename(record)).write_bytes(format_record(record, body))
-    return record
+    return store(lane, session, body, captured_ns=captured_ns, agent_id=agent_id, meta=meta)
 
 
-def _store_session(lane: Lane, main: Path) -> str:
-    """Store a main thread and every sub-agent transcript of its session (both layouts:
-    ``<session>/subagents/agent-<id>.jsonl`` and ``agent-<id>.jsonl`` beside it)."""
-    session = main.stem
-    _store(lane, session, main.read_bytes(), captured_ns=_NS)
-    candidates = sorted((main.parent / session / "subagents").glob("agent-*.jsonl"))
-    for old in sorted(main.parent.glob("agent-*.jsonl")):
-        first = old.read_bytes().split(b"\n", 1)[0]
-        if first.strip() and json.loads(first).get("sessionId") == session:
-            candidates.append(old)
-    for i, path in enumerate(candidates, 1):
-        sidecar = path.with_name(path.stem + ".meta.json")
-        meta = json.loads(sidecar.read_text()) if sidecar.exists() else {}
-        _store(lane, session, path.read_bytes(), captured_ns=_NS + i,
-               agent_id=path.stem[len("agent-"):], meta=meta)
-    return session
+_store_session = store_session
 
 
 def test_a_real_session_reconstructs_with_every_subagent_placed(home, repo, fixtures_dir):
@@ -83,8 +54,7 @@ def test_a_real_session_reconstructs_with_every_subagent_placed(home, repo, fixt
 
 def test_every_real_session_reconstructs(home, repo, fixtures_dir):
     lane = Lane(home, repo[1])
-    mains = [p for p in sorted((fixtures_dir / "real_projects").glob("*/*.jsonl"))
-             if not p.name.startswith("agent-") and p.stat().st_size]
+    mains = main_threads(fixtures_dir / "real_projects")
     assert len(mains) >= 29
     for main in mains:
         session = _store_session(lane, main)
@@ -161,3 +131,91 @@ def test_reconstruct_is_deterministic(home, repo, fixtures_dir, tmp_path):
     tel1.pop("generated_at"), tel2.pop("generated_at")
     assert tel1 == tel2
     assert b"1970" not in full1 and tel1["started_at"][:4].encode() in full1
+
+
+_TOKEN_FIELDS = ("input", "output", "cache_creation_input", "cache_read_input", "total",
+                 "api_responses")
+
+
+def test_telemetry_equals_an_independent_counter_on_every_real_session(home, repo):
+    lane = Lane(home, repo[1])
+    for main in main_threads():
+        session = store_session(lane, main)
+        tokens = reconstruct(lane, ReconstructOptions(session_id=session),
+                             now_ns=_NS).telemetry.tokens
+        assert {k: getattr(tokens, k) for k in _TOKEN_FIELDS} == independent_tokens(main), main
+
+
+def test_telemetry_totals_on_every_real_session_stay_what_they_were(home, repo):
+    """The totals of every real session, pinned before issue 12 changed placement,
+    typing and the missing-agent report: none of that may move a token."""
+    pinned = json.loads(_PINNED.read_text())
+    lane = Lane(home, repo[1])
+    seen = {}
+    for main in main_threads():
+        session = store_session(lane, main)
+        tokens = reconstruct(lane, ReconstructOptions(session_id=session),
+                             now_ns=_NS).telemetry.tokens
+        seen[session] = {k: getattr(tokens, k) for k in pinned[session]}
+    assert seen == pinned
+
+
+def test_every_real_session_places_types_and_reports_what_its_files_say(home, repo):
+    """The real-data benchmark's targets, session by session, against what the files
+    say when read without the reconstruct package."""
+    lane = Lane(home, repo[1])
+    placed_total = 0
+    for main in sessions():
+        said = independent_spawns(main)
+        session = store_session(lane, main)
+        if not list_for_session(lane, session):
+            continue  # an empty main file and no sub-agent: nothing is stored
+        t = reconstruct(lane, ReconstructOptions(session_id=session), now_ns=_NS).telemetry
+        c = t.completeness
+        placed = {a.agent_id for a in t.agents if a.spawned_at_turn}
+        assert placed == said["placeable"], main
+        assert all(a.agent_type for a in t.agents if a.agent_id in placed), main
+        assert c.compaction_agents_linked == len(said["compaction"]), main
+        assert {m.agent_id or f"call:{m.spawn_tool_use_id}" for m in c.missing_agents} == \
+            said["missing"], main
+        assert c.lines_unrecognised == 0, main
+        placed_total += len(placed)
+    assert placed_total >= 9
+
+
+def test_real_2_0_sessions_place_their_older_layout_agents_at_the_task_call(home, repo):
+    lane = Lane(home, repo[1])
+    for project, session, agent, kind in (
+            ("-src-deep-manifest", "a7da6a22-facc-4fcd-8bab-f83c87862004", "c8d9b115",
+             "Explore"),
+            ("-Users-dain-workspace-coderabbit-review-helper",
+             "cb2e607c-c758-415a-8b45-c49e4631906a", "ea02459f", "Plan")):
+        main = REAL_PROJECTS / project / f"{session}.jsonl"
+        assert f"agentId: {agent}".encode() not in main.read_bytes()  # only structured
+        store_session(lane, main)
+        r = reconstruct(lane, ReconstructOptions(session_id=session), now_ns=_NS)
+        a = next(a for a in r.telemetry.agents if a.agent_id == agent)
+        assert a.placed_by == "transcript" and a.spawned_in == "main" and a.joined_at_turn
+        assert (a.agent_type, a.agent_type_source) == (kind, "spawn call")
+        doc = r.artefact.decode()
+        assert f"> **[JOINED** agent `{agent}` here" in section(doc, "## Main thread")
+        assert "## Unattributed sub-agents" not in outside_fences(doc) or \
+            f"## Agent `{agent}`" not in section(doc, "## Unattributed sub-agents")
+
+
+def test_real_join_markers_carry_the_agent_result_line_times(home, repo, fixtures_dir):
+    # Main turn 11 merges a TaskUpdate result (13:20:18) with three agent results.
+    lane = Lane(home, repo[1])
+    session = _store_session(lane, fixtures_dir / REAL / f"{SESSION}.jsonl")
+    r = reconstruct(lane, ReconstructOptions(session_id=session), now_ns=_NS)
+    body = section(r.artefact.decode(), "## Main thread")
+    turn = body[body.index("### Turn 11 — user · 2026-04-18T13:20:18Z"):]
+    turn = turn[:turn.index("### Turn 12 ")]
+    for agent, at in (("a4ca7529859c158c2", "13:33:59"), ("a52886dc180afb356", "13:33:40"),
+                      ("ab1e6e141221a29ab", "13:28:25")):
+        assert (f"> **[JOINED** agent `{agent}` here — its result reached this thread at "
+                f"this turn, in the line stamped 2026-04-18T{at}Z. **]**") in turn
+    by_id = {a.agent_id: a for a in r.telemetry.agents}
+    assert by_id["ab1e6e141221a29ab"].joined_at == "2026-04-18T13:28:25.494Z"
+    assert sorted(by_id["ab1e6e141221a29ab"].concurrent_with) == [
+        "a4ca7529859c158c2", "a52886dc180afb356"]

@@ -62,6 +62,8 @@ def test_provider_and_generic_secrets_never_reach_the_store_through_the_daemon(t
         assert run_shim("session-end", payload, env).returncode == 0
         lane = Lane(Home(env["ABCD_HOME"]), sha)
         [record] = wait_for(lambda: list_records(lane), 90, what="the record")
+        # The staged copy (unredacted, by design) goes only after the record exists.
+        wait_for(lambda: not any(lane.staging.glob("*.raw")), 30, what="the staged copy to go")
         assert record.scanner.startswith("kingfisher ") and record.redacted_secrets >= 5
         stored = _every_byte_under(Path(env["ABCD_HOME"]))
         for name, secret in SECRETS.items():

@@ -1,0 +1,89 @@
+"""``abcd usage REPORT``: tokens and cost by day, week, month, session, repository,
+model or agent type — from the index, brought level with the records first (as
+``abcd search`` does). Costs come from the shipped pricing table (dated) and
+``config.toml``'s ``[pricing]``; tokens of a model the table lacks are reported as
+unpriced, never priced at zero."""
+
+from __future__ import annotations
+
+import shutil
+
+import typer
+
+from abcd_daemon.errors import AbcdError, InputError
+
+from .. import output, runtime
+from .search import parse_when
+
+
+def _table(rep, breakdown: bool) -> list[str]:
+    width = shutil.get_terminal_size((100, 24)).columns
+    num = 12
+    key_w = max(8, min(max((len(r.key) for r in rep.rows), default=8), width - 6 * (num + 1) - 2))
+    head = f"{'':{key_w}} " + " ".join(f"{h:>{num}}" for h in ("input", "output", "cache write", "cache read",
+                                                                 "total", "cost USD"))
+    lines = [head, "-" * min(width, len(head))]
+
+    def line(r, indent: str = "") -> str:
+        key = (indent + r.key)[:key_w]
+        cost = f"{r.cost_usd:.2f}" + ("+" if r.unpriced_tokens else "")
+        return f"{key:{key_w}} " + " ".join(f"{v:>{num}}" for v in (
+            f"{r.input:,}", f"{r.output:,}", f"{r.cache_creation:,}", f"{r.cache_read:,}", f"{r.total:,}", cost))
+
+    for r in rep.rows:
+        lines.append(line(r))
+        if breakdown:
+            lines += [line(m, "  ") for m in sorted(r.models.values(), key=lambda m: m.key)]
+    return lines
+
+
+def register(app, history, daemon) -> None:
+    @app.command("usage")
+    def usage_cmd(
+        kind: str = typer.Argument("daily", help="daily, weekly, monthly, session, repo, model or agent-type."),
+        all_repos: bool = typer.Option(False, "--all-repos", help="Every repository, not only this one."),
+        since: str = typer.Option("", "--since", help="Not before (ISO time or span: 7d, 36h)."),
+        until: str = typer.Option("", "--until", help="Before (ISO time or span)."),
+        breakdown: bool = typer.Option(False, "--breakdown", help="Per-model rows inside each row."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    ) -> None:
+        """Token and cost roll-ups; agent-type splits sessions by main thread and sub-agent type."""
+        from abcd_daemon.index.db import connect, sync
+        from abcd_daemon.index.pricing import Pricing
+        from abcd_daemon.index.usage import report
+
+        try:
+            now = runtime.now_ns()
+            roots, lanes = (), None
+            if not all_repos:
+                _root, lane = runtime.checkout()
+                roots, lanes = (lane.root_sha,), [lane]
+            pricing = Pricing(dict(runtime.config().pricing))
+            home = runtime.home()
+            conn = connect(home)
+            try:
+                sync(conn, home, lanes=lanes)
+                rep = report(conn, kind, pricing, roots=roots,
+                             since_ns=parse_when(since, now_ns=now) if since else 0,
+                             until_ns=parse_when(until, now_ns=now) if until else 0)
+            finally:
+                conn.close()
+        except ValueError as err:
+            output.fail(InputError(str(err)), as_json=as_json)
+        except AbcdError as err:
+            output.fail(err, as_json=as_json)
+        except OSError as err:
+            output.fail(InputError(f"cannot open the index: {err.strerror or err}"), as_json=as_json)
+        if as_json:
+            output.emit_json({"report": rep.kind, "pricing_as_of": rep.pricing_as_of, "unpriced_models": rep.unpriced,
+                              "rows": [r.as_json(breakdown) for r in rep.rows]})
+            return
+        if not rep.rows:
+            output.say("abcd usage: no usage recorded in this range")
+            return
+        for ln in _table(rep, breakdown):
+            output.say(ln)
+        output.say(f"prices as of {rep.pricing_as_of}")
+        if rep.unpriced:
+            output.say(f"unpriced (not in the table; cost marked +): {', '.join(rep.unpriced)} — "
+                       "add them under [pricing.\"<model>\"] in config.toml")

@@ -1,0 +1,104 @@
+"""Where a reconstruction goes: two owner-only files in ``--out``, or stdout.
+
+- :func:`write_pair` writes the artefact then the telemetry into an existing directory,
+  atomically and owner-only (:mod:`abcd_client.exports`), together or not at all: if
+  the telemetry cannot be written the artefact just written is removed. Atomic means
+  temp file + rename, so a kill at any instant leaves no partial file under either
+  name; they are not fsynced — an export is derived and can be written again, and a
+  batch of a whole corpus would otherwise pay two disk flushes per session.
+- :func:`stdout_text` is what ``--out -`` prints: the artefact through the
+  terminal-safety filter (it is stored transcript text), then the telemetry in a fenced
+  JSON block so a reader piping to a file still gets both.
+- :func:`print_summary` is the human summary of one session.
+
+They take any value with ``artefact``, ``artefact_name``, ``telemetry_name``,
+``artefact_bytes``, ``telemetry`` and ``telemetry_json()`` — a core
+:class:`~abcd_daemon.reconstruct.schema.Reconstruction`, whether the daemon or this
+process made it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from abcd_daemon.errors import AbcdError
+
+#: How many tool names the human summary lists before "and N more".
+_TOP_TOOLS = 6
+
+
+def write_pair(out_dir: str, reconstruction) -> list[str]:
+    """Write artefact then telemetry into ``out_dir``; both or neither. Returns the
+    absolute paths written. Raises AbcdError."""
+    from abcd_client.exports import EXPORT_MODE
+    from abcd_daemon.fsio import atomic_write
+
+    artefact = os.path.abspath(os.path.join(out_dir, reconstruction.artefact_name))
+    telemetry = os.path.abspath(os.path.join(out_dir, reconstruction.telemetry_name))
+    try:
+        atomic_write(artefact, reconstruction.artefact, mode=EXPORT_MODE, durable=False)
+    except OSError as exc:
+        raise AbcdError(f"could not write {artefact}: {exc.strerror or exc}") from None
+    try:
+        atomic_write(telemetry, reconstruction.telemetry_json(), mode=EXPORT_MODE,
+                     durable=False)
+    except (OSError, AbcdError) as exc:
+        try:
+            os.unlink(artefact)
+        except OSError:
+            pass
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise AbcdError(f"could not write {telemetry}: {detail}; the artefact written "
+                        "beside it was removed, so neither file is there") from None
+    return [artefact, telemetry]
+
+
+def stdout_text(reconstruction) -> str:
+    from abcd_daemon.reconstruct.fence import fence
+    from abcd_daemon.termsafe import sanitize_block
+
+    artefact = reconstruction.artefact.decode("utf-8", "replace")
+    telemetry = reconstruction.telemetry_json().decode("utf-8")
+    return (sanitize_block(artefact) + f"\n<!-- {reconstruction.telemetry_name} -->\n\n"
+            + sanitize_block(fence(telemetry.rstrip("\n"), "json")))
+
+
+def print_summary(reconstruction, written: list[str]) -> None:
+    from abcd_client.output import human_bytes, say
+    from abcd_daemon.reconstruct.spans import duration
+
+    t = reconstruction.telemetry
+    c = t.completeness
+    subs = c.agents_total - (1 if c.main_thread_present else 0)
+    placed = subs - c.agents_without_spawn_point
+    say(f"abcd history reconstruct — session {t.session_id} ({t.mode} mode)")
+    for i, path in enumerate(written):
+        say(f"  {'wrote:' if i == 0 else '':<12}{path}")
+    say(f"  {'artefact:':<12}{human_bytes(reconstruction.artefact_bytes)}")
+    say(f"  {'agents:':<12}{c.agents_total} ({subs} sub-agent(s); {placed} placed, "
+        f"{c.agents_without_spawn_point} without a recoverable spawn point)")
+    say(f"  {'turns:':<12}{t.turns.total} ({t.turns.user} user, {t.turns.assistant} assistant)")
+    say(f"  {'tokens:':<12}{t.tokens.total} over {t.tokens.api_responses} API response(s)")
+    say(f"  {'duration:':<12}{duration(t.wall_clock_seconds) if t.started_at else '—'}")
+    tools = sorted(t.tool_calls.items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = ", ".join(f"{name} {n}" for name, n in tools[:_TOP_TOOLS]) or "none"
+    if len(tools) > _TOP_TOOLS:
+        shown += f", and {len(tools) - _TOP_TOOLS} more"
+    say(f"  {'tool calls:':<12}{shown}")
+    for dropped in c.dropped_records:
+        say(f"NOTE: record NOT used: {dropped.record} — {dropped.reason}")
+    for note in c.notes:
+        say(f"NOTE: {note}")
+
+
+def served(head, artefact: bytes):
+    """The Reconstruction a daemon's reply head (``ReconstructReply`` or
+    ``SessionReconstructed``) and its streamed artefact describe."""
+    import msgspec
+
+    from abcd_daemon.reconstruct.schema import Reconstruction, Telemetry
+
+    return Reconstruction(artefact=artefact, artefact_name=head.artefact_name,
+                          telemetry_name=head.telemetry_name,
+                          artefact_bytes=head.artefact_bytes,
+                          telemetry=msgspec.json.decode(head.telemetry_json, type=Telemetry))

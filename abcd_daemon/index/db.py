@@ -1,0 +1,196 @@
+"""The index database: ``ABCD_HOME/index.sqlite3`` (0600, WAL), derived from records.
+
+Contracts:
+- every row belongs to one record file (``records.name``) of one repository lane;
+  :func:`apply` replaces a record's rows in one transaction (``sync`` batches
+  several records per transaction), :func:`remove` drops them — so a crash leaves
+  each record's old rows or its new ones, never a part;
+- :func:`sync` makes the index equal the records on disk (adds what is missing or
+  changed, by ``source_sha256`` and size; drops rows of records that are gone): run
+  at start it repairs whatever a crash between a record write and its rows left,
+  and :func:`rebuild` is ``sync`` from an empty database;
+- responses are keyed by ``(session_id, response_id)``: a response copied into
+  another thread of the same session is counted once, as telemetry counts it;
+- the file is created owner-only inside the verified abcd home; a database that
+  does not open or has another schema version is rebuilt, never trusted.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterable
+
+from ..store.lane import Lane, list_lanes
+from ..store.records import list_records, read_body
+from .derive import Derived, derive
+
+SCHEMA_VERSION = 1
+#: Record bytes applied per transaction by :func:`sync`.
+BATCH_BYTES = 8 << 20
+INDEX_NAME = "index.sqlite3"
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS records (
+    name TEXT PRIMARY KEY, root TEXT NOT NULL, session_id TEXT NOT NULL, agent_id TEXT NOT NULL,
+    agent_type TEXT NOT NULL, captured_at TEXT NOT NULL, source_sha256 TEXT NOT NULL, bytes INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS turns (
+    id INTEGER PRIMARY KEY, record TEXT NOT NULL, root TEXT NOT NULL, session_id TEXT NOT NULL,
+    thread TEXT NOT NULL, agent_type TEXT NOT NULL, turn INTEGER NOT NULL, role TEXT NOT NULL,
+    tools TEXT NOT NULL, when_ns INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS turns_record ON turns(record);
+CREATE VIRTUAL TABLE IF NOT EXISTS turn_text USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS responses (
+    session_id TEXT NOT NULL, response_id TEXT NOT NULL, record TEXT NOT NULL, root TEXT NOT NULL,
+    thread TEXT NOT NULL, agent_type TEXT NOT NULL, model TEXT NOT NULL, when_ns INTEGER NOT NULL,
+    input INTEGER NOT NULL, output INTEGER NOT NULL, cache_creation INTEGER NOT NULL,
+    cache_read INTEGER NOT NULL, PRIMARY KEY (session_id, response_id));
+CREATE INDEX IF NOT EXISTS responses_record ON responses(record);
+"""
+
+
+def index_path(home) -> str:
+    return os.path.join(str(home.root), INDEX_NAME)
+
+
+def connect(home) -> sqlite3.Connection:
+    """The index of ``home``, created owner-only if absent; rebuilt empty when it does
+    not open or carries another schema version (the caller then syncs)."""
+    path = index_path(home)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        st = os.fstat(fd)
+        if st.st_uid != os.geteuid():
+            raise PermissionError(f"{path} is not owned by you; remove it and run `abcd index rebuild`")
+        if st.st_mode & 0o077:
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+    try:
+        conn = _open(path)
+        version = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    except sqlite3.DatabaseError:
+        conn, version = None, None
+    if version is None or version[0] != str(SCHEMA_VERSION):
+        if conn is not None:
+            conn.close()
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(path + suffix)
+            except FileNotFoundError:
+                pass
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
+        conn = _open(path)
+        with conn:
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+    return conn
+
+
+def _open(path: str) -> sqlite3.Connection:
+    """A connection with the schema in place. Raises sqlite3.DatabaseError when the
+    file is not a database."""
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.executescript(_DDL)
+    except sqlite3.DatabaseError:
+        conn.close()
+        raise
+    return conn
+
+
+def _delete(conn: sqlite3.Connection, name: str) -> None:
+    conn.execute("DELETE FROM turn_text WHERE rowid IN (SELECT id FROM turns WHERE record = ?)", (name,))
+    conn.execute("DELETE FROM turns WHERE record = ?", (name,))
+    conn.execute("DELETE FROM responses WHERE record = ?", (name,))
+    conn.execute("DELETE FROM records WHERE name = ?", (name,))
+
+
+def apply(conn: sqlite3.Connection, root: str, d: Derived) -> None:
+    """Replace the rows of ``d.record`` (one transaction)."""
+    with conn:
+        conn.execute("BEGIN IMMEDIATE")
+        _rows(conn, root, d)
+
+
+def _rows(conn: sqlite3.Connection, root: str, d: Derived) -> None:
+    """Replace the rows of ``d.record`` inside the caller's transaction."""
+    r = d.record
+    thread = r.agent_id or ""
+    _delete(conn, r.name)
+    conn.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?)",
+                 (r.name, root, r.session_id, thread, r.agent_type, r.captured_at, r.source_sha256, r.body_bytes))
+    for t in d.turns:
+        cur = conn.execute("INSERT INTO turns (record, root, session_id, thread, agent_type, turn, role, tools,"
+                           " when_ns) VALUES (?,?,?,?,?,?,?,?,?)",
+                           (r.name, root, r.session_id, thread, r.agent_type, t.turn, t.role, t.tools, t.when_ns))
+        conn.execute("INSERT INTO turn_text (rowid, text) VALUES (?, ?)", (cur.lastrowid, t.text))
+    conn.executemany(
+        "INSERT OR IGNORE INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        [(r.session_id, x.response_id, r.name, root, thread, r.agent_type, x.model, x.when_ns, x.input,
+          x.output, x.cache_creation, x.cache_read) for x in d.responses])
+
+
+def remove(conn: sqlite3.Connection, name: str) -> None:
+    """Drop every row of the record file ``name`` (a forgotten or superseded record)."""
+    with conn:
+        conn.execute("BEGIN IMMEDIATE")
+        _delete(conn, name)
+
+
+def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | None = None,
+         lanes: Iterable[Lane] | None = None) -> tuple[int, int]:
+    """Make the index equal the records on disk; ``(indexed, dropped)``. A record
+    that cannot be read is left out (its rows dropped) and picked up once readable."""
+    have = {name: (sha, size) for name, sha, size in conn.execute("SELECT name, source_sha256, bytes FROM records")}
+    todo = []
+    seen = set()
+    for lane in (lanes if lanes is not None else list_lanes(home)):
+        for rec in list_records(lane):
+            seen.add(rec.name)
+            if have.get(rec.name) != (rec.source_sha256, rec.body_bytes):
+                todo.append((lane, rec))
+    gone = [n for n in have if n not in seen]
+    for name in gone:
+        remove(conn, name)
+    # Records are applied in batches of about BATCH_BYTES per transaction (a commit
+    # per record costs more than deriving it); a crash loses at most the open batch,
+    # whole, and the next sync redoes it.
+    pending = 0
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for i, (lane, rec) in enumerate(todo):
+            try:
+                body = read_body(lane, rec)
+            except Exception:  # unreadable now: left out, indexed by a later sync
+                continue
+            _rows(conn, lane.root_sha, derive(rec, body))
+            pending += len(body)
+            if pending >= BATCH_BYTES:
+                conn.execute("COMMIT")
+                conn.execute("BEGIN IMMEDIATE")
+                pending = 0
+            if progress is not None:
+                progress(i + 1, len(todo))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return len(todo), len(gone)
+
+
+def rebuild(home, progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
+    """Drop the index and derive it again from every record."""
+    path = index_path(home)
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.unlink(path + suffix)
+        except FileNotFoundError:
+            pass
+    conn = connect(home)
+    try:
+        return sync(conn, home, progress)
+    finally:
+        conn.close()

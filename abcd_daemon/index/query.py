@@ -1,0 +1,111 @@
+"""``abcd search``: FTS5 over every indexed turn, ranked by BM25, with snippets.
+
+Contracts:
+- the query is FTS5 syntax (phrases ``"a b"``, prefixes ``tok*``, ``AND``/``OR``/
+  ``NOT``); a query FTS5 rejects is searched as plain words instead (each quoted),
+  never an error — a user typing ``foo(bar`` or ``"unclosed`` gets results;
+- filters narrow by repository root, session, agent type (``main`` for main
+  threads), role (``user``/``assistant``/``tool``), tool name and time;
+- each hit names what ``abcd history reconstruct`` needs to jump there: session,
+  thread (``main`` or the agent id) and its type, turn number and time, and a
+  snippet with the matches between ``[`` and ``]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sqlite3
+
+
+ROLES = ("user", "assistant", "tool")
+
+
+@dataclasses.dataclass(frozen=True)
+class Filters:
+    roots: tuple[str, ...] = ()  # empty: every repository
+    session: str = ""  # a session id or a unique prefix of one
+    agent_type: str = ""  # "main" selects main threads
+    role: str = ""
+    tool: str = ""
+    since_ns: int = 0
+    until_ns: int = 0
+    limit: int = 20
+
+
+@dataclasses.dataclass(frozen=True)
+class Hit:
+    session_id: str
+    root: str
+    thread: str  # "main" or the agent id
+    agent_type: str
+    turn: int
+    role: str
+    when: str
+    snippet: str
+    score: float
+
+    def as_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def plain_words(query: str) -> str:
+    """``query`` as FTS5 plain words: every run of word characters, quoted."""
+    words = re.findall(r"\w+", query)
+    return " ".join('"' + w + '"' for w in words)
+
+
+def search(conn: sqlite3.Connection, query: str, f: Filters = Filters()) -> list[Hit]:
+    """The best ``f.limit`` turns matching ``query`` under ``f``, best first."""
+    if f.role and f.role not in ROLES:
+        raise ValueError(f"--role must be one of {', '.join(ROLES)}, not {f.role!r}")
+    if not query.strip():
+        return []
+    try:
+        return _run(conn, query, f)
+    except sqlite3.OperationalError:
+        words = plain_words(query)
+        return _run(conn, words, f) if words else []
+
+
+def _run(conn: sqlite3.Connection, match: str, f: Filters) -> list[Hit]:
+    where, args = ["turn_text MATCH ?"], [match]
+    if f.roots:
+        where.append(f"t.root IN ({','.join('?' * len(f.roots))})")
+        args += list(f.roots)
+    if f.session:
+        where.append("t.session_id LIKE ? ESCAPE '\\'")
+        args.append(f.session.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+    if f.agent_type == "main":
+        where.append("t.thread = ''")
+    elif f.agent_type:
+        where.append("t.agent_type = ?")
+        args.append(f.agent_type)
+    if f.role:
+        where.append("t.role = ?")
+        args.append(f.role)
+    if f.tool:
+        where.append("(' ' || t.tools || ' ') LIKE ?")
+        args.append(f"% {f.tool} %")
+    if f.since_ns:
+        where.append("t.when_ns >= ?")
+        args.append(f.since_ns)
+    if f.until_ns:
+        where.append("t.when_ns < ?")
+        args.append(f.until_ns)
+    sql = ("SELECT t.session_id, t.root, t.thread, t.agent_type, t.turn, t.role, t.when_ns,"
+           " snippet(turn_text, 0, '[', ']', '…', 16), bm25(turn_text)"
+           " FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
+           f" WHERE {' AND '.join(where)} ORDER BY bm25(turn_text), t.when_ns LIMIT ?")
+    rows = conn.execute(sql, [*args, max(1, f.limit)]).fetchall()
+    return [Hit(s, root, thread or "main", atype or ("main" if not thread else ""), turn, role,
+                _when(when), snip.replace("\n", " "), round(score, 3))
+            for s, root, thread, atype, turn, role, when, snip, score in rows]
+
+
+def _when(ns: int) -> str:
+    if not ns:
+        return ""
+    import datetime as _dt
+
+    return _dt.datetime.fromtimestamp(ns / 1e9, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")

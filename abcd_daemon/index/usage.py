@@ -1,0 +1,125 @@
+"""``abcd usage``: token and cost roll-ups over the index's response rows.
+
+Contracts:
+- the rows are the responses telemetry counts (``derive``: one per response id per
+  session), so a session's four token totals here equal its telemetry file's;
+- a report groups by ``daily`` / ``weekly`` (ISO week) / ``monthly`` (UTC), or by
+  ``session``, ``repo``, ``model``, ``agent-type`` (``main`` for main threads: each
+  session's usage split between its main thread and each sub-agent type);
+- cost is priced per response (``pricing``; long-context tiers apply per
+  response); tokens of a model the table does not know are counted, left unpriced,
+  and named in ``unpriced`` — a row's cost is then a lower bound, and says so;
+- ``breakdown`` adds per-model sub-rows inside each row.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import sqlite3
+
+from .pricing import Pricing
+
+REPORTS = ("daily", "weekly", "monthly", "session", "repo", "model", "agent-type")
+
+
+@dataclasses.dataclass
+class Row:
+    key: str
+    input: int = 0
+    output: int = 0
+    cache_creation: int = 0
+    cache_read: int = 0
+    responses: int = 0
+    cost_usd: float = 0.0
+    unpriced_tokens: int = 0
+    models: dict[str, "Row"] = dataclasses.field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_creation + self.cache_read
+
+    def add(self, i: int, o: int, cw: int, cr: int, cost: float | None, n: int = 1) -> None:
+        self.input += i
+        self.output += o
+        self.cache_creation += cw
+        self.cache_read += cr
+        self.responses += n
+        if cost is None:
+            self.unpriced_tokens += i + o + cw + cr
+        else:
+            self.cost_usd += cost
+
+    def as_json(self, breakdown: bool) -> dict:
+        out = {"key": self.key, "input": self.input, "output": self.output, "cache_creation": self.cache_creation,
+               "cache_read": self.cache_read, "total": self.total, "responses": self.responses,
+               "cost_usd": round(self.cost_usd, 6), "unpriced_tokens": self.unpriced_tokens}
+        if breakdown:
+            out["models"] = [m.as_json(False) for m in sorted(self.models.values(), key=lambda r: r.key)]
+        return out
+
+
+@dataclasses.dataclass
+class Report:
+    kind: str
+    rows: list[Row]
+    unpriced: list[str]
+    pricing_as_of: str
+
+
+#: The UTC day of a response, in SQL ("" when it has no time).
+_DAY = "CASE WHEN when_ns = 0 THEN '' ELSE strftime('%Y-%m-%d', when_ns / 1000000000, 'unixepoch') END"
+#: Prompts over this many tokens are priced at a model's long-context tier (every
+#: tier in the shipped table starts here; ``Pricing.cost_of_sums`` checks it).
+LONG_PROMPT = 200_000
+
+
+def _regroup(kind: str, day: str) -> str:
+    """A ``YYYY-MM-DD`` day as its ISO week or its month."""
+    if not day:
+        return ""
+    if kind == "monthly":
+        return day[:7]
+    year, week, _ = _dt.date.fromisoformat(day).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def report(conn: sqlite3.Connection, kind: str, pricing: Pricing, *, roots: tuple[str, ...] = (),
+           since_ns: int = 0, until_ns: int = 0) -> Report:
+    """The ``kind`` report over the responses under the filters (rows sorted by key)."""
+    if kind not in REPORTS:
+        raise ValueError(f"unknown report {kind!r}; one of {', '.join(REPORTS)}")
+    where, args = [], []
+    if roots:
+        where.append(f"root IN ({','.join('?' * len(roots))})")
+        args += list(roots)
+    if since_ns:
+        where.append("when_ns >= ?")
+        args.append(since_ns)
+    if until_ns:
+        where.append("when_ns < ?")
+        args.append(until_ns)
+    # Aggregated in SQL by (group, model, whether the prompt is over the long-context
+    # threshold): cost is linear in each figure, so pricing the sums is exact.
+    group = {"daily": _DAY, "weekly": _DAY, "monthly": _DAY, "session": "session_id", "repo": "root",
+             "model": "model", "agent-type": "CASE WHEN thread = '' THEN 'main' ELSE agent_type END"}[kind]
+    sql = (f"SELECT {group}, model, (input + cache_creation + cache_read) > {LONG_PROMPT} AS long,"
+           " sum(input), sum(output), sum(cache_creation), sum(cache_read), count(*) FROM responses"
+           + (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY 1, 2, 3")
+    rows: dict[str, Row] = {}
+    unpriced: set[str] = set()
+    for key, model, long, i, o, cw, cr, n in conn.execute(sql, args):
+        if kind in ("weekly", "monthly"):
+            key = _regroup(kind, key)
+        elif kind == "agent-type" and not key:
+            key = "(type unknown)"
+        elif kind == "model" and not key:
+            key = "(unknown model)"
+        cost = pricing.cost_of_sums(model, long, i, o, cw, cr)
+        name = model or "(unknown model)"
+        if cost is None:
+            unpriced.add(name)
+        row = rows.setdefault(key or "(no time)", Row(key or "(no time)"))
+        row.add(i, o, cw, cr, cost, n)
+        row.models.setdefault(name, Row(name)).add(i, o, cw, cr, cost, n)
+    return Report(kind, [rows[k] for k in sorted(rows)], sorted(unpriced), pricing.as_of)

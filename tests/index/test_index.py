@@ -1,0 +1,221 @@
+"""The search index over real sessions: what it finds, what it counts, how it heals."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+from abcd_daemon.index.db import connect, index_path, rebuild, sync
+from abcd_daemon.index.query import Filters, search
+from abcd_daemon.reconstruct import ReconstructOptions, reconstruct
+from abcd_daemon.store.lane import Lane
+
+from ..reconstruct.real import store_session as _store_session
+from ..reconstruct.test_real_sessions import REAL, SESSION
+
+
+def _lane(home, repo, fixtures_dir) -> Lane:
+    _, sha = repo
+    lane = Lane(home, sha)
+    assert _store_session(lane, fixtures_dir / REAL / f"{SESSION}.jsonl") == SESSION
+    return lane
+
+
+def _tokens(conn, session: str) -> tuple[int, int, int, int]:
+    return conn.execute("SELECT sum(input), sum(output), sum(cache_creation), sum(cache_read) FROM responses"
+                        " WHERE session_id = ?", (session,)).fetchone()
+
+
+def test_search_finds_main_thread_and_subagent_turns_and_names_where(home, repo, fixtures_dir):
+    lane = _lane(home, repo, fixtures_dir)
+    conn = connect(home)
+    indexed, _ = sync(conn, home)
+    assert indexed >= 2  # the main thread and its sub-agents
+    threads = {r[0] for r in conn.execute("SELECT DISTINCT thread FROM turns WHERE session_id = ?", (SESSION,))}
+    assert "" in threads and len(threads) >= 2
+    word = conn.execute("SELECT text FROM turn_text JOIN turns t ON t.id = turn_text.rowid "
+                        "WHERE t.thread != '' LIMIT 1").fetchone()[0].split()[0]
+    hits = search(conn, word, Filters(roots=(lane.root_sha,), limit=50))
+    assert hits and all(h.session_id == SESSION and h.turn >= 1 for h in hits)
+    assert any(h.thread != "main" for h in hits)
+    assert all("[" in h.snippet for h in hits)
+    only_main = search(conn, word, Filters(agent_type="main", limit=50))
+    assert all(h.thread == "main" for h in only_main)
+
+
+def test_usage_rows_equal_the_telemetry_token_totals(home, repo, fixtures_dir):
+    lane = _lane(home, repo, fixtures_dir)
+    conn = connect(home)
+    sync(conn, home)
+    r = reconstruct(lane, ReconstructOptions(session_id=SESSION), now_ns=1)
+    t = r.telemetry.tokens
+    assert _tokens(conn, SESSION) == (t.input, t.output, t.cache_creation_input, t.cache_read_input)
+
+
+def test_a_query_that_is_not_fts_syntax_is_searched_as_plain_words(home, repo, fixtures_dir):
+    _lane(home, repo, fixtures_dir)
+    conn = connect(home)
+    sync(conn, home)
+    for query in ('"unclosed phrase', "foo(bar", "a AND", "NEAR(", "*", ")"):
+        search(conn, query)  # never raises
+    assert search(conn, "   ") == []
+
+
+def test_role_and_tool_filters_narrow_the_hits(home, repo, fixtures_dir):
+    _lane(home, repo, fixtures_dir)
+    conn = connect(home)
+    sync(conn, home)
+    tool = conn.execute("SELECT tools FROM turns WHERE tools != '' LIMIT 1").fetchone()[0].split()[0]
+    hits = search(conn, tool, Filters(tool=tool, limit=100))
+    assert hits
+    assert {h.role for h in search(conn, tool, Filters(role="tool", limit=100))} <= {"tool"}
+
+
+def test_sync_repairs_what_changed_on_disk(home, repo, fixtures_dir):
+    lane = _lane(home, repo, fixtures_dir)
+    conn = connect(home)
+    sync(conn, home)
+    names = [p.name for p in sorted(lane.records.iterdir())]
+    (lane.records / names[-1]).unlink()  # a record forgotten while the index was not looking
+    indexed, dropped = sync(conn, home)
+    assert (indexed, dropped) == (0, 1)
+    assert conn.execute("SELECT count(*) FROM records").fetchone()[0] == len(names) - 1
+    assert conn.execute("SELECT count(*) FROM turns WHERE record = ?", (names[-1],)).fetchone()[0] == 0
+    assert sync(conn, home) == (0, 0)  # level: nothing to do
+
+
+def test_a_damaged_index_is_rebuilt_not_trusted_and_is_owner_only(home, repo, fixtures_dir):
+    _lane(home, repo, fixtures_dir)
+    rebuild(home)
+    path = index_path(home)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    for suffix in ("-wal", "-shm"):
+        Path(path + suffix).unlink(missing_ok=True)
+    Path(path).write_bytes(b"this is not a database" * 100)
+    conn = connect(home)
+    assert conn.execute("SELECT count(*) FROM records").fetchone()[0] == 0
+    indexed, _ = sync(conn, home)
+    assert indexed >= 2 and search(conn, "the")
+
+
+def test_a_kill_during_indexing_leaves_an_index_the_next_sync_completes(home, repo, fixtures_dir, abcd_env):
+    """A real process is killed mid-sync; the survivor's index is consistent (every
+    record either fully indexed or absent) and the next sync completes it."""
+    _lane(home, repo, fixtures_dir)
+    code = ("import os, signal, sys\n"
+            "from abcd_daemon.paths import Home\n"
+            "from abcd_daemon.index import db\n"
+            "home = Home(sys.argv[1])\n"
+            "conn = db.connect(home)\n"
+            "db.BATCH_BYTES = 1  # commit after every record\n"
+            "def progress(done, total):\n"
+            "    if done == 1: os.kill(os.getpid(), signal.SIGKILL)\n"
+            "db.sync(conn, home, progress)\n")
+    proc = subprocess.run([sys.executable, "-c", code, str(home.root)], capture_output=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == -9, proc.stderr
+    conn = connect(home)
+    partial = conn.execute("SELECT count(*) FROM records").fetchone()[0]
+    assert partial == 1  # the committed batch survives, whole
+    orphan = conn.execute("SELECT count(*) FROM turns WHERE record NOT IN (SELECT name FROM records)").fetchone()[0]
+    assert orphan == 0
+    indexed, _ = sync(conn, home)
+    assert indexed >= 1 and conn.execute("SELECT count(*) FROM records").fetchone()[0] == partial + indexed
+
+
+def test_abcd_search_prints_json_hits_in_a_real_process(home, repo, fixtures_dir, abcd_env):
+    _lane(home, repo, fixtures_dir)
+    env = dict(os.environ)
+    out = subprocess.run([sys.executable, "-m", "abcd_client", "search", "the", "--all-repos", "--json",
+                          "--limit", "3"], capture_output=True, env=env, timeout=120,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert len(doc["hits"]) == 3 and {"session_id", "thread", "turn", "snippet"} <= set(doc["hits"][0])
+    bad = subprocess.run([sys.executable, "-m", "abcd_client", "search", "x", "--all-repos", "--role", "robot"],
+                         capture_output=True, env=env, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert bad.returncode != 0 and b"--role" in bad.stderr and b"Traceback" not in bad.stderr
+
+
+def test_usage_by_agent_type_splits_a_session_and_sums_to_its_telemetry(home, repo, fixtures_dir):
+    from abcd_daemon.index.pricing import Pricing
+    from abcd_daemon.index.usage import report
+
+    lane = _lane(home, repo, fixtures_dir)
+    conn = connect(home)
+    sync(conn, home)
+    rep = report(conn, "agent-type", Pricing())
+    keys = [r.key for r in rep.rows]
+    assert "main" in keys and len(keys) >= 2
+    t = reconstruct(lane, ReconstructOptions(session_id=SESSION), now_ns=1).telemetry.tokens
+    assert sum(r.total for r in rep.rows) == t.input + t.output + t.cache_creation_input + t.cache_read_input
+    daily = report(conn, "daily", Pricing())
+    assert sum(r.total for r in daily.rows) == sum(r.total for r in rep.rows)
+
+
+def test_a_model_missing_from_the_price_table_is_named_never_priced_at_zero():
+    from abcd_daemon.index.pricing import Pricing
+
+    p = Pricing()
+    assert p.cost("claude-sonnet-4-5-20250929", 100_000, 1_000_000, 0, 0) == 0.3 + 15.0
+    assert p.cost("claude-sonnet-4-5", 300_000, 0, 0, 0) == 300_000 * 6.0 / 1e6  # long-context tier
+    assert p.cost("gpt-9-turbo", 10, 10, 0, 0) is None
+    assert Pricing({"gpt-9-turbo": {"input": 1, "output": 2, "cache_write": 0, "cache_read": 0}}).cost(
+        "gpt-9-turbo", 1_000_000, 1_000_000, 0, 0) == 3.0
+
+
+def test_abcd_usage_reports_in_a_real_process(home, repo, fixtures_dir, abcd_env):
+    _lane(home, repo, fixtures_dir)
+    cwd = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-m", "abcd_client", "usage", "model", "--all-repos", "--json",
+                          "--breakdown"], capture_output=True, timeout=120, cwd=cwd)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["rows"] and doc["pricing_as_of"] and all("models" in r for r in doc["rows"])
+    text = subprocess.run([sys.executable, "-m", "abcd_client", "usage", "daily", "--all-repos"],
+                          capture_output=True, timeout=120, cwd=cwd)
+    assert text.returncode == 0 and b"cost USD" in text.stdout and b"prices as of" in text.stdout
+    bad = subprocess.run([sys.executable, "-m", "abcd_client", "usage", "hourly", "--all-repos"],
+                         capture_output=True, timeout=120, cwd=cwd)
+    assert bad.returncode != 0 and b"hourly" in bad.stderr and b"Traceback" not in bad.stderr
+
+
+def test_usage_per_session_equals_an_independent_counter_on_every_real_session(home, repo):
+    """``abcd usage session``'s figures, session by session, against tokens counted
+    from the files alone (``tests/reconstruct/real.py``, no reconstruct code)."""
+    from abcd_daemon.index.pricing import Pricing
+    from abcd_daemon.index.usage import report
+
+    from ..reconstruct.real import independent_tokens, main_threads
+
+    lane = Lane(home, repo[1])
+    expected = {}
+    for main in main_threads():
+        session = _store_session(lane, main)
+        expected[session] = independent_tokens(main)
+    conn = connect(home)
+    sync(conn, home)
+    rows = {r.key: r for r in report(conn, "session", Pricing()).rows}
+    for session, want in expected.items():
+        if not want["api_responses"] and not sum(want[k] for k in ("input", "output")):
+            continue
+        got = rows[session]
+        assert (got.input, got.output, got.cache_creation, got.cache_read) == (
+            want["input"], want["output"], want["cache_creation_input"], want["cache_read_input"]), session
+
+
+def test_pricing_overrides_come_from_config_toml_and_bad_ones_name_the_key():
+    import pytest
+
+    from abcd_daemon.config import parse_config
+    from abcd_daemon.errors import InputError
+    from abcd_daemon.index.pricing import Pricing
+
+    cfg = parse_config('[pricing."acme-1"]\ninput = 1\noutput = 2\ncache_write = 0\ncache_read = 0\n')
+    assert Pricing(dict(cfg.pricing)).cost_of_sums("acme-1-20260101", False, 10**6, 10**6, 0, 0) == 3.0
+    with pytest.raises(InputError, match="output"):
+        parse_config('[pricing."acme-1"]\ninput = 1\ncache_write = 0\ncache_read = 0\n')

@@ -148,6 +148,8 @@ def sweep_temp_files(directory) -> int:
 def temp_file(directory) -> tuple[int, str]:
     """A new owner-only ``.abcd-tmp-*`` file in ``directory``: ``(fd, path)``. A killed
     writer's leftover is removed by :func:`sweep_temp_files`; readers never list it."""
+    import tempfile  # here: importing fsio stays cheap for the CLI's start-up
+
     fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=directory)
     try:
         os.fchmod(fd, 0o600)
@@ -189,6 +191,8 @@ def atomic_assemble(path, head: bytes, body_path, body_len: int, *, mode: int = 
     The contract of :func:`atomic_write` holds: a reader sees the old file or the
     whole new one, a kill leaves at worst a ``.abcd-tmp-*`` file, an OSError names
     ``path`` and leaves nothing behind. ``body_path`` is left for the caller."""
+    import tempfile  # here: importing fsio stays cheap for the CLI's start-up
+
     path = Path(path)
     refuse_symlink_leaf(path)
     fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)

@@ -8,9 +8,11 @@ transcript in memory:
   ``cap + 1`` bytes read (a file growing past the cap while copied is refused too);
 - every line's length is checked as it streams by: a line over ``max_line_bytes``
   refuses the transcript whole (:class:`~abcd_daemon.store.chunks.OverCap`);
-- settling is judged on the copy: its last non-blank line must be complete JSON
-  (read backwards from the end, at most one line); an unsettled copy is taken again
-  until it settles or ``timeout_s`` passes, then kept and flagged;
+- settling: before copying, the source's own last non-blank line is polled (read
+  backwards from the end, at most one line) until it is complete JSON or
+  ``timeout_s`` passes, so an unsettled transcript of any size is copied once, not
+  once per poll; the copy is judged again (it may have grown mid-copy) and taken
+  again only while time remains; one that never settles is kept and flagged;
 - the copy must be a JSONL transcript: one of its first lines is a JSON object
   (read forwards, line by line, under the line cap).
 On any refusal the temp file is removed. The caller stages the temp file
@@ -23,13 +25,16 @@ import os
 import time
 from typing import Callable
 
-from ..errors import InputError, ReadRefused
+from ..errors import AbcdError, InputError, ReadRefused
 from ..fsio.atomic import temp_file
 from ..fsio.guarded import open_guarded
 from ..store.chunks import iter_lines, line_too_long, too_big
 from .harness import has_json_object_line, transcript_settled
 
 _BLOCK = 1 << 20
+#: What polling the source reads at most: its head (is it JSONL-shaped?) and its last
+#: line (complete yet?). A longer last line is left to the copy to judge.
+_WAIT_PROBE = 1 << 20
 
 
 def _copy(src: int, dst: int, cap: int, line_cap: int, shown) -> int:
@@ -62,8 +67,9 @@ def _copy(src: int, dst: int, cap: int, line_cap: int, shown) -> int:
             view = view[os.write(dst, view):]
 
 
-def last_line(fd: int, size: int, line_cap: int) -> bytes:
-    """The last non-blank line of the file (at most ``line_cap`` + 1 bytes of it)."""
+def last_line(fd: int, size: int, limit: int) -> bytes | None:
+    """The last non-blank line of the file, or None when it is longer than ``limit``
+    (it is never read past ``limit`` + one block)."""
     end = size
     while end > 0:  # skip trailing blank bytes
         lo = max(0, end - 4096)
@@ -75,8 +81,10 @@ def last_line(fd: int, size: int, line_cap: int) -> bytes:
     pieces: list[bytes] = []
     got = 0
     pos = end
-    while pos > 0 and got <= line_cap:
-        lo = max(0, pos - _BLOCK)
+    while pos > 0:
+        if got > limit:
+            return None
+        lo = max(0, pos - min(_BLOCK, limit + 1))
         block = os.pread(fd, pos - lo, lo)
         nl = block.rfind(b"\n")
         if nl >= 0:
@@ -85,7 +93,8 @@ def last_line(fd: int, size: int, line_cap: int) -> bytes:
         pieces.append(block)
         got += len(block)
         pos = lo
-    return b"".join(reversed(pieces))
+    line = b"".join(reversed(pieces))
+    return line if len(line) <= limit else None
 
 
 def head_is_jsonl(fd: int, size: int, line_cap: int, probe: int = 1000) -> bool:
@@ -114,6 +123,7 @@ def copy_settled(path: str, staging, *, max_bytes: int, line_cap: int, timeout_s
     ``line_cap``), InputError (not a JSONL transcript) or OSError (disk)."""
     deadline = clock() + timeout_s
     while True:
+        _wait_for_source(path, max_bytes, line_cap, deadline, poll_s, sleep, clock)
         try:
             src, _ = open_guarded(path, max_bytes, what="transcript", allow_empty=False,
                                   owner=os.geteuid())
@@ -138,7 +148,9 @@ def copy_settled(path: str, staging, *, max_bytes: int, line_cap: int, timeout_s
                 raise InputError("the payload's transcript is not a JSONL transcript (none of "
                                  "its lines is a JSON object); nothing was stored",
                                  hint="give the .jsonl file the harness wrote")
-            settled = transcript_settled(last_line(fd, size, line_cap))
+            line = last_line(fd, size, line_cap)
+            settled = line is not None and transcript_settled(line)
+            del line
         except BaseException:
             os.close(fd)
             _unlink(tmp)
@@ -148,6 +160,31 @@ def copy_settled(path: str, staging, *, max_bytes: int, line_cap: int, timeout_s
             return tmp, size, settled
         _unlink(tmp)
         sleep(poll_s)
+
+
+def _wait_for_source(path: str, max_bytes: int, line_cap: int, deadline: float, poll_s: float,
+                     sleep: Callable[[float], None], clock: Callable[[], float]) -> None:
+    """Poll the source's last line until it is complete JSON or ``deadline`` passes.
+    Reads at most ``_WAIT_PROBE`` bytes at either end per poll. Returns at once for a
+    file that does not look like JSONL, and on any refusal: the copy that follows
+    reports it."""
+    try:
+        fd, size = open_guarded(path, max_bytes, what="transcript", owner=os.geteuid())
+    except ReadRefused:
+        return
+    try:
+        if not size or b"{" not in os.pread(fd, _WAIT_PROBE, 0):
+            return  # not JSONL-shaped: the copy refuses it without waiting
+        while clock() < deadline:
+            line = last_line(fd, size, min(line_cap, _WAIT_PROBE))
+            if line is None or transcript_settled(line):
+                return  # settled, or a last line too long to poll: the copy judges it
+            sleep(poll_s)
+            size = os.fstat(fd).st_size
+    except (AbcdError, OSError):
+        return
+    finally:
+        os.close(fd)
 
 
 def _unlink(path: str) -> None:

@@ -37,6 +37,36 @@ def parse_when(value: str, *, now_ns: int) -> int:
     return int(stamp.timestamp() * 1e9)
 
 
+def synced_index(all_repos: bool, answer, *, as_json: bool):
+    """Run ``answer(conn, roots)`` on the index brought level with the records — of
+    this repository, or of every one with ``all_repos`` (``roots`` is then empty) —
+    and return its result; any failure exits through :func:`output.fail` with what
+    was wrong. Shared by ``search`` and ``usage``."""
+    from abcd_daemon.index.db import connect, sync
+
+    try:
+        roots: tuple[str, ...] = ()
+        lanes = None
+        if not all_repos:
+            _root, lane = runtime.checkout()
+            roots, lanes = (lane.root_sha,), [lane]
+        home = runtime.home()
+        conn = connect(home)
+        try:
+            sync(conn, home, lanes=lanes)
+            return answer(conn, roots)
+        finally:
+            conn.close()
+    except ValueError as err:
+        output.fail(InputError(str(err)), as_json=as_json)
+    except AbcdError as err:
+        output.fail(err, as_json=as_json)
+    except OSError as err:
+        output.fail(InputError(f"cannot open the index: {err.strerror or err}",
+                               hint="start the daemon once (`abcd daemon start`) so the store exists"),
+                    as_json=as_json)
+
+
 def register(app, history, daemon) -> None:
     index_app = typer.Typer(help="The search and usage index (derived from records).", no_args_is_help=True)
     app.add_typer(index_app, name="index")
@@ -55,34 +85,16 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Search every stored turn (sub-agents included), best match first."""
-        from abcd_daemon.index.db import connect, sync
         from abcd_daemon.index.query import Filters, search
 
-        try:
+        def answer(conn, roots):
             now = runtime.now_ns()
-            roots: tuple[str, ...] = ()
-            lanes = None
-            if not all_repos:
-                _root, lane = runtime.checkout()
-                roots, lanes = (lane.root_sha,), [lane]
             f = Filters(roots=roots, session=session, agent_type=agent_type, role=role, tool=tool,
                         since_ns=parse_when(since, now_ns=now) if since else 0,
                         until_ns=parse_when(until, now_ns=now) if until else 0, limit=limit)
-            home = runtime.home()
-            conn = connect(home)
-            try:
-                sync(conn, home, lanes=lanes)
-                hits = search(conn, query, f)
-            finally:
-                conn.close()
-        except ValueError as err:
-            output.fail(InputError(str(err)), as_json=as_json)
-        except AbcdError as err:
-            output.fail(err, as_json=as_json)
-        except OSError as err:
-            output.fail(InputError(f"cannot open the index: {err.strerror or err}",
-                                   hint="start the daemon once (`abcd daemon start`) so the store exists"),
-                        as_json=as_json)
+            return search(conn, query, f)
+
+        hits = synced_index(all_repos, answer, as_json=as_json)
         if as_json:
             output.emit_json({"query": query, "hits": [h.as_json() for h in hits]})
             return

@@ -10,10 +10,8 @@ import shutil
 
 import typer
 
-from abcd_daemon.errors import AbcdError, InputError
-
 from .. import output, runtime
-from .search import parse_when
+from .search import parse_when, synced_index
 
 
 def _table(rep, breakdown: bool) -> list[str]:
@@ -48,32 +46,16 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Token and cost roll-ups; agent-type splits sessions by main thread and sub-agent type."""
-        from abcd_daemon.index.db import connect, sync
         from abcd_daemon.index.pricing import Pricing
         from abcd_daemon.index.usage import report
 
-        try:
+        def answer(conn, roots):
             now = runtime.now_ns()
-            roots, lanes = (), None
-            if not all_repos:
-                _root, lane = runtime.checkout()
-                roots, lanes = (lane.root_sha,), [lane]
-            pricing = Pricing(dict(runtime.config().pricing))
-            home = runtime.home()
-            conn = connect(home)
-            try:
-                sync(conn, home, lanes=lanes)
-                rep = report(conn, kind, pricing, roots=roots,
-                             since_ns=parse_when(since, now_ns=now) if since else 0,
-                             until_ns=parse_when(until, now_ns=now) if until else 0)
-            finally:
-                conn.close()
-        except ValueError as err:
-            output.fail(InputError(str(err)), as_json=as_json)
-        except AbcdError as err:
-            output.fail(err, as_json=as_json)
-        except OSError as err:
-            output.fail(InputError(f"cannot open the index: {err.strerror or err}"), as_json=as_json)
+            return report(conn, kind, Pricing(dict(runtime.config().pricing)), roots=roots,
+                          since_ns=parse_when(since, now_ns=now) if since else 0,
+                          until_ns=parse_when(until, now_ns=now) if until else 0)
+
+        rep = synced_index(all_repos, answer, as_json=as_json)
         if as_json:
             output.emit_json({"report": rep.kind, "pricing_as_of": rep.pricing_as_of, "unpriced_models": rep.unpriced,
                               "rows": [r.as_json(breakdown) for r in rep.rows]})

@@ -21,6 +21,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterable
 
+from .. import safedir
 from ..store.lane import Lane, list_lanes
 from ..store.records import list_records, read_body
 from .derive import Derived, derive
@@ -58,6 +59,7 @@ def connect(home) -> sqlite3.Connection:
     """The index of ``home``, created owner-only if absent; rebuilt empty when it does
     not open or carries another schema version (the caller then syncs)."""
     path = index_path(home)
+    os.close(safedir.open_chain(str(home.root)))  # ours, not writable by others, no symlink
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         st = os.fstat(fd)
@@ -75,16 +77,21 @@ def connect(home) -> sqlite3.Connection:
     if version is None or version[0] != str(SCHEMA_VERSION):
         if conn is not None:
             conn.close()
-        for suffix in ("", "-wal", "-shm"):
-            try:
-                os.unlink(path + suffix)
-            except FileNotFoundError:
-                pass
+        _remove_files(path)
         os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
         conn = _open(path)
         with conn:
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
     return conn
+
+
+def _remove_files(path: str) -> None:
+    """Remove the database at ``path`` with its WAL and shared-memory files."""
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.unlink(path + suffix)
+        except FileNotFoundError:
+            pass
 
 
 def _open(path: str) -> sqlite3.Connection:
@@ -183,12 +190,7 @@ def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | 
 
 def rebuild(home, progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
     """Drop the index and derive it again from every record."""
-    path = index_path(home)
-    for suffix in ("", "-wal", "-shm"):
-        try:
-            os.unlink(path + suffix)
-        except FileNotFoundError:
-            pass
+    _remove_files(index_path(home))
     conn = connect(home)
     try:
         return sync(conn, home, progress)

@@ -21,6 +21,9 @@ import tomllib
 from collections.abc import Mapping
 
 _DATE = re.compile(r"-\d{8}$")
+#: Prompts over this many tokens are priced at a model's long-context tier (every
+#: tier in the shipped table starts here).
+LONG_PROMPT = 200_000
 FIELDS = ("input", "output", "cache_write", "cache_read")
 
 
@@ -72,22 +75,24 @@ class Pricing:
     def cost_of_sums(self, model: str, long: bool, i: int, o: int, cw: int, cr: int) -> float | None:
         """USD for summed figures of responses that are all long-context (``long``)
         or all not, or None when ``model`` is not in the table. A tier whose
-        threshold is not :data:`~.usage.LONG_PROMPT` cannot be priced from sums:
+        threshold is not :data:`LONG_PROMPT` cannot be priced from sums:
         ValueError (the shipped table has none)."""
         p = self.lookup(model)
         if p is None:
             return None
-        if p.long is not None and p.long_threshold != 200_000:
-            raise ValueError(f"{model}: a long-context threshold other than 200000 tokens is not supported")
-        rates = p.long if (long and p.long is not None) else (p.input, p.output, p.cache_write, p.cache_read)
-        return (i * rates[0] + o * rates[1] + cw * rates[2] + cr * rates[3]) / 1e6
+        if p.long is not None and p.long_threshold != LONG_PROMPT:
+            raise ValueError(f"{model}: a long-context threshold other than {LONG_PROMPT} tokens is not supported")
+        return _usd(p, long, i, o, cw, cr)
 
     def cost(self, model: str, i: int, o: int, cw: int, cr: int) -> float | None:
         """USD for one response, or None when ``model`` is not in the table."""
         p = self.lookup(model)
         if p is None:
             return None
-        rates = (p.input, p.output, p.cache_write, p.cache_read)
-        if p.long is not None and i + cw + cr > p.long_threshold:
-            rates = p.long
-        return (i * rates[0] + o * rates[1] + cw * rates[2] + cr * rates[3]) / 1e6
+        return _usd(p, i + cw + cr > p.long_threshold, i, o, cw, cr)
+
+
+def _usd(p: Price, long: bool, i: int, o: int, cw: int, cr: int) -> float:
+    """The price of the four figures at ``p``'s long-context tier when ``long`` (and it has one)."""
+    rates = p.long if (long and p.long is not None) else (p.input, p.output, p.cache_write, p.cache_read)
+    return (i * rates[0] + o * rates[1] + cw * rates[2] + cr * rates[3]) / 1e6

@@ -14,6 +14,7 @@ Contracts:
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import re
 import sqlite3
 
@@ -106,6 +107,4 @@ def _run(conn: sqlite3.Connection, match: str, f: Filters) -> list[Hit]:
 def _when(ns: int) -> str:
     if not ns:
         return ""
-    import datetime as _dt
-
     return _dt.datetime.fromtimestamp(ns / 1e9, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")

@@ -18,7 +18,7 @@ import dataclasses
 import datetime as _dt
 import sqlite3
 
-from .pricing import Pricing
+from .pricing import LONG_PROMPT, Pricing
 
 REPORTS = ("daily", "weekly", "monthly", "session", "repo", "model", "agent-type")
 
@@ -69,9 +69,6 @@ class Report:
 
 #: The UTC day of a response, in SQL ("" when it has no time).
 _DAY = "CASE WHEN when_ns = 0 THEN '' ELSE strftime('%Y-%m-%d', when_ns / 1000000000, 'unixepoch') END"
-#: Prompts over this many tokens are priced at a model's long-context tier (every
-#: tier in the shipped table starts here; ``Pricing.cost_of_sums`` checks it).
-LONG_PROMPT = 200_000
 
 
 def _regroup(kind: str, day: str) -> str:

@@ -38,6 +38,9 @@ _BENIGN_KEYS = re.compile(
 #: base64 of file signatures: PNG, JPEG, GIF, PDF, ZIP, gzip, XML, SVG, WebP/RIFF.
 _FILE_MAGIC = (b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"JVBERi0", b"UEsDB", b"H4sI", b"PD94bWwg", b"PHN2Zy", b"UklGR")
 #: (Spaces may be ``+`` or, in the check's spaced copy, runs: a percent-encoded header.)
+_DIGIT = re.compile(rb"[0-9]")
+#: A public key's algorithm name just before the value (``ssh-ed25519 AAAA…``).
+_KEY_ALGORITHM = re.compile(rb"(?:ssh|ecdsa)-[a-z0-9-]+ $|sk-ssh-[a-z0-9@.-]+ $")
 _HEAD = re.compile(rb"[A-Za-z0-9]{1,16}[_-]")
 _B64_LINE = re.compile(rb"[A-Za-z0-9+/]+")
 _PUBLIC_BLOCK = re.compile(rb"-----BEGIN[ +]+(?:[A-Z0-9]+[ +]+)*?(?:PUBLIC[ +]+KEY|CERTIFICATE)-----")
@@ -87,7 +90,7 @@ def bare_random(buf: bytes, m, ctx) -> bool:
             return False  # a whole line of wrapped base64 (a PEM body line, `base64` output)
     if v.startswith(_FILE_MAGIC) or not _alnum_random(v):
         return False
-    if b"/" in v and not re.search(rb"[0-9]", v.split(b"/", 1)[0]):
+    if b"/" in v and not _DIGIT.search(v.split(b"/", 1)[0]):
         return False  # owner/name (HuggingFaceTB/SmolLM3-3B): a name's first part has no digit
     if is_placeholder(v) or bad_checksum(v):
         return False
@@ -96,7 +99,7 @@ def bare_random(buf: bytes, m, ctx) -> bool:
     before = buf[max(ls, s - 48) : s]
     if _BENIGN_KEYS.search(before) or before.endswith((b"base64,", b"sha256-", b"sha512-", b"sha1-")):
         return False
-    if re.search(rb"(?:ssh|ecdsa)-[a-z0-9-]+ $|sk-ssh-[a-z0-9@.-]+ $", before):
+    if _KEY_ALGORITHM.search(before):
         return False
     head = buf.rfind(b"-----BEGIN", ls, s)
     if head >= 0 and _PUBLIC_BLOCK.match(buf, head) and buf.find(b"-----END ", head, s) < 0:

@@ -9,6 +9,8 @@ Outcomes (``IntakeOutcome.status``):
   nothing, and the watch covers its session anyway;
 - ``gap`` — a SubagentStop without ``agent_transcript_path``: the lane's gap marker is
   updated and nothing is staged (there is nothing to stage);
+- ``empty`` — a SessionEnd whose main transcript is zero bytes: the lane's empty-main
+  marker is written (:mod:`~abcd_daemon.store.empty_mains`) and nothing is staged;
 - ``dropped`` — a payload of an event abcd does not handle (the shim spools whatever it
   is wired to): removed, counted in the daemon's status, never "failed";
 - ``failed`` — unusable (bad payload, unreadable transcript, no lane): moved to
@@ -48,6 +50,7 @@ from ..locate.notes import note_gap
 from ..paths import Home
 from ..queue.stage import stage
 from ..shim import EVENTS, LIVE_EVENTS
+from ..store.empty_mains import note_empty_main
 from ..store.meta import HOOK, CaptureMeta
 from .harness import read_lineage, read_settled, require_jsonl
 from .outcome import IntakeOutcome
@@ -185,6 +188,8 @@ def _take_item(home: Home, new_fd: int, path: str, item, *, resolver: LaneResolv
         raw, settled = read_settled(transcript, timeout_s=config.settle_timeout_s,
                                     poll_s=config.settle_poll_s, sleep=sleep)
     except ReadRefused as exc:
+        if exc.reason == "empty" and header.event == "session-end":
+            return _empty_main(out, res.lane, payload.session_id, now_ns=now_ns, done=done)
         return fail(str(exc))
     try:
         require_jsonl(raw, "the payload's transcript")
@@ -217,5 +222,22 @@ def _take_item(home: Home, new_fd: int, path: str, item, *, resolver: LaneResolv
         return out
     out.bytes = len(raw)
     out.status = "already-staged" if not result.wrote else ("restaged" if result.replaced else "staged")
+    done()
+    return out
+
+
+def _empty_main(out: IntakeOutcome, lane, session_id: str, *, now_ns: int,
+                done: Callable[[], None]) -> IntakeOutcome:
+    """A SessionEnd whose main transcript is zero bytes: nothing to stage, and not a
+    failure (there is nothing the user could fix). The lane is told, so reconstruct
+    says the main thread was EMPTY rather than ABSENT; the payload is removed."""
+    try:
+        note_empty_main(lane, session_id, now_ns=now_ns)
+    except (OSError, AbcdError) as exc:
+        out.status, out.message = "retry", f"could not record the empty main thread ({exc})"
+        return out
+    out.status = "empty"
+    out.message = ("the session's main transcript is empty (zero bytes): nothing to stage; "
+                   "reconstruct reports its main thread as EMPTY")
     done()
     return out

@@ -42,12 +42,25 @@ def refuse_symlink_leaf(path) -> None:
         raise StorePathError(f"{str(path)!r} is a symlink; refusing to write through it")
 
 
+def _create_temp(directory: Path) -> tuple[int, str]:
+    """A new, exclusively created, owner-only file in ``directory``: (fd, path). Named
+    ``TEMP_PREFIX`` + 16 random hex digits (``os.urandom``: ``tempfile`` costs the CLI's
+    start-up a few milliseconds of imports); ``O_EXCL | O_NOFOLLOW``, so an existing
+    name — a planted symlink included — is never opened, only skipped."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        name = os.path.join(directory, TEMP_PREFIX + os.urandom(8).hex())
+        try:
+            return os.open(name, flags, 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {str(directory)!r} after 100 tries")
+
+
 def _write_temp(path: Path, data: bytes, mode: int, durable: bool) -> str:
     """Write ``data`` to a new temp file beside ``path``; return its name. On failure
     the temp file is removed and the OSError names ``path``."""
-    import tempfile  # here: importing fsio stays cheap for the CLI's start-up
-
-    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
+    fd, tmp = _create_temp(path.parent)
     try:
         os.fchmod(fd, mode)
         view = memoryview(data)

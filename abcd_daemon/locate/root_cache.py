@@ -20,7 +20,6 @@ At most :data:`MAX_ENTRIES` commits are kept (the newest).
 
 from __future__ import annotations
 
-import os
 from typing import Callable
 
 from .head import Head, is_sha, loose_parents, read_head
@@ -42,24 +41,10 @@ def _cache(cache: str | None) -> str:
 
 def load(cache: str) -> dict[str, str]:
     """commit → root, as stored; {} for anything but our own well-formed file."""
-    from .. import safedir
+    from ..fsio.cache_file import read_cached
 
-    try:
-        dir_fd = safedir.open_chain(cache)
-    except OSError:
-        return {}
-    try:
-        fd = os.open(FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
-    except OSError:
-        return {}
-    finally:
-        os.close(dir_fd)
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        if st.st_uid != os.geteuid() or st.st_mode & 0o077 or st.st_size > _CAP:
-            return {}
-        data = f.read(_CAP)
-    if not data.startswith(MAGIC):
+    data = read_cached(cache, FILE, _CAP)
+    if data is None or not data.startswith(MAGIC):
         return {}
     table = {}
     for line in data[len(MAGIC):].decode("ascii", "replace").splitlines():
@@ -72,30 +57,12 @@ def load(cache: str) -> dict[str, str]:
 def remember(cache: str, table: dict[str, str], commit: str, root: str) -> None:
     """Add ``commit → root`` and write the newest :data:`MAX_ENTRIES` back, atomically.
     Best effort: a cache that cannot be written is simply not used next time."""
-    from .. import safedir
+    from ..fsio.cache_file import write_cached
 
     table.pop(commit, None)
     table[commit] = root
     keep = list(table.items())[-MAX_ENTRIES:]
-    data = MAGIC + "".join(f"{c} {r}\n" for c, r in keep).encode("ascii")
-    try:
-        dir_fd = safedir.open_chain(cache, create=True)
-    except OSError:
-        return
-    tmp = f".{FILE}.{os.getpid()}.tmp"
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                     0o600, dir_fd=dir_fd)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.rename(tmp, FILE, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except OSError:
-        try:
-            os.unlink(tmp, dir_fd=dir_fd)
-        except OSError:
-            pass
-    finally:
-        os.close(dir_fd)
+    write_cached(cache, FILE, MAGIC + "".join(f"{c} {r}\n" for c, r in keep).encode("ascii"))
 
 
 def walk(head: Head, table: dict[str, str]) -> str | None:

@@ -143,3 +143,77 @@ def sweep_temp_files(directory) -> int:
             except OSError:
                 pass
     return removed
+
+
+def temp_file(directory) -> tuple[int, str]:
+    """A new owner-only ``.abcd-tmp-*`` file in ``directory``: ``(fd, path)``. A killed
+    writer's leftover is removed by :func:`sweep_temp_files`; readers never list it."""
+    import tempfile  # here: importing fsio stays cheap for the CLI's start-up
+
+    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=directory)
+    try:
+        os.fchmod(fd, 0o600)
+    except BaseException:
+        os.close(fd)
+        _unlink_quietly(tmp)
+        raise
+    return fd, tmp
+
+
+def _copy_all(src_fd: int, dst_fd: int, length: int) -> None:
+    """Copy ``length`` bytes from ``src_fd``'s offset 0 to ``dst_fd``'s position."""
+    offset = 0
+    try:
+        while offset < length:
+            n = os.copy_file_range(src_fd, dst_fd, length - offset, offset)
+            if n == 0:
+                raise OSError(5, "short copy")
+            offset += n
+        return
+    except (AttributeError, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno not in (18, 22, 38, 95, 1):  # EXDEV EINVAL ENOSYS EOPNOTSUPP EPERM
+            raise
+    while offset < length:
+        block = os.pread(src_fd, min(1 << 20, length - offset), offset)
+        if not block:
+            raise OSError(5, "short copy")
+        view = memoryview(block)
+        while view:
+            view = view[os.write(dst_fd, view):]
+        offset += len(block)
+
+
+def atomic_assemble(path, head: bytes, body_path, body_len: int, *, mode: int = 0o600) -> None:
+    """Write ``head`` followed by the first ``body_len`` bytes of the file at
+    ``body_path`` to ``path`` atomically (temp → fsync → ``os.replace`` → fsync dir),
+    copying the body in the kernel where it can, in bounded memory otherwise.
+
+    The contract of :func:`atomic_write` holds: a reader sees the old file or the
+    whole new one, a kill leaves at worst a ``.abcd-tmp-*`` file, an OSError names
+    ``path`` and leaves nothing behind. ``body_path`` is left for the caller."""
+    import tempfile  # here: importing fsio stays cheap for the CLI's start-up
+
+    path = Path(path)
+    refuse_symlink_leaf(path)
+    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
+    try:
+        os.fchmod(fd, mode)
+        view = memoryview(head)
+        while view:
+            view = view[os.write(fd, view):]
+        src = os.open(body_path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        try:
+            _copy_all(src, fd, body_len)
+        finally:
+            os.close(src)
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.replace(tmp, path)
+    except BaseException as exc:
+        if fd >= 0:
+            os.close(fd)
+        _unlink_quietly(tmp)
+        _name(exc, path)
+        raise
+    fsync_dir(path.parent)

@@ -160,12 +160,12 @@ def temp_file(directory) -> tuple[int, str]:
     return fd, tmp
 
 
-def _copy_all(src_fd: int, dst_fd: int, length: int) -> None:
-    """Copy ``length`` bytes from ``src_fd``'s offset 0 to ``dst_fd``'s position."""
+def _copy_all(src_fd: int, dst_fd: int, length: int, start: int = 0) -> None:
+    """Copy ``length`` bytes from ``src_fd``'s offset ``start`` to ``dst_fd``'s position."""
     offset = 0
     try:
         while offset < length:
-            n = os.copy_file_range(src_fd, dst_fd, length - offset, offset)
+            n = os.copy_file_range(src_fd, dst_fd, length - offset, start + offset)
             if n == 0:
                 raise OSError(5, "short copy")
             offset += n
@@ -174,7 +174,7 @@ def _copy_all(src_fd: int, dst_fd: int, length: int) -> None:
         if isinstance(exc, OSError) and exc.errno not in (18, 22, 38, 95, 1):  # EXDEV EINVAL ENOSYS EOPNOTSUPP EPERM
             raise
     while offset < length:
-        block = os.pread(src_fd, min(1 << 20, length - offset), offset)
+        block = os.pread(src_fd, min(1 << 20, length - offset), start + offset)
         if not block:
             raise OSError(5, "short copy")
         view = memoryview(block)
@@ -183,9 +183,10 @@ def _copy_all(src_fd: int, dst_fd: int, length: int) -> None:
         offset += len(block)
 
 
-def atomic_assemble(path, head: bytes, body_path, body_len: int, *, mode: int = 0o600) -> None:
-    """Write ``head`` followed by the first ``body_len`` bytes of the file at
-    ``body_path`` to ``path`` atomically (temp → fsync → ``os.replace`` → fsync dir),
+def atomic_assemble(path, head: bytes, body_path, body_len: int, *, mode: int = 0o600,
+                    body_offset: int = 0) -> None:
+    """Write ``head`` followed by ``body_len`` bytes of the file at ``body_path``
+    (from ``body_offset``, its start by default) to ``path`` atomically (temp → fsync → ``os.replace`` → fsync dir),
     copying the body in the kernel where it can, in bounded memory otherwise.
 
     The contract of :func:`atomic_write` holds: a reader sees the old file or the
@@ -203,7 +204,7 @@ def atomic_assemble(path, head: bytes, body_path, body_len: int, *, mode: int = 
             view = view[os.write(fd, view):]
         src = os.open(body_path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
         try:
-            _copy_all(src, fd, body_len)
+            _copy_all(src, fd, body_len, body_offset)
         finally:
             os.close(src)
         os.fsync(fd)

@@ -8,7 +8,10 @@ Rules (reference §4.1, seed 003, DESIGN §3.2 step 6):
 - A prior copy with identical bytes makes this a no-op — unless this stage comes from a
   hook and the prior one did not (the watcher or ingest got there first): then the
   sidecar is rewritten, so the payload's lineage is what is stored. Different bytes
-  rewrite the same path (the queue position is kept) — last writer wins.
+  rewrite the same path (the queue position is kept) — last writer wins, except that a
+  stage from the files over a prior a hook staged keeps the hook's lineage
+  (:func:`~abcd_daemon.store.lineage.prefer_hook`: the file stage may have been planned
+  before the payload's stage landed).
 - Keys are locked through a fixed stripe of lock files under ``staging/.locks/``
   (``LOCK_STRIPES`` of them, chosen by a hash of the key): a burst of simultaneous
   sub-agent completions does not queue behind one lock (the Go system's single lock
@@ -36,6 +39,7 @@ from ..paths import STAGING
 from ..store.lane import Lane
 from ..store.meta import HOOK, CaptureMeta
 from ..store.chunks import same_prefix
+from ..store.lineage import prefer_hook
 from ..store.record import compact_stamp
 from .sidecar import RAW_SUFFIX, SIDECAR_SUFFIX, STAMP_LEN, encode_json, make_sidecar, stem_of
 from .staged import StagedEntry, describe, entry_for
@@ -61,8 +65,10 @@ def key_lock(lane: Lane, key: str, config: Config):
 
 def _prior(lane: Lane, names: list[str], meta: CaptureMeta, key: str, now_ns: int,
            config: Config):
+    """The newest staged copy of ``meta``'s (session, agent) and its sidecar, or
+    ``(None, None)``."""
     suffix = f"-{key}{RAW_SUFFIX}"
-    prior = None
+    prior = prior_sidecar = None
     for name in sorted(names):
         if not name.endswith(suffix) or len(name) != STAMP_LEN + len(suffix):
             continue
@@ -70,8 +76,8 @@ def _prior(lane: Lane, names: list[str], meta: CaptureMeta, key: str, now_ns: in
         if entry.error:
             continue
         if (entry.session_id, entry.agent_id) == (meta.session_id, meta.agent_id):
-            prior = entry
-    return prior
+            prior, prior_sidecar = entry, sidecar
+    return prior, prior_sidecar
 
 
 def _unlink_quietly(path) -> None:
@@ -161,19 +167,21 @@ def stage_file(
             raise InputError("a source path carrying a line break is refused")
     lane.ensure(STAGING)
     key = meta.agent_id or meta.session_id
-    sidecar = make_sidecar(meta, staged_ns=now_ns, source_path=source_path,
-                           repo_root=repo_root, unsettled=unsettled)
     with key_lock(lane, key, config):
         names = os.listdir(lane.staging)  # one listing serves both searches below
         _drop_orphan_sidecars(lane, names, key)
-        prior = _prior(lane, names, meta, key, now_ns, config)
+        prior, prior_sidecar = _prior(lane, names, meta, key, now_ns, config)
         if prior is not None:
             same = _same_bytes(prior.path, tmp, size, prior.bytes)
             if same and not (meta.lineage_source == HOOK and prior.lineage_source != HOOK):
                 return StageResult(entry=prior, wrote=False)
             name = prior.name
+            if prior_sidecar is not None:
+                meta = prefer_hook(meta, prior_sidecar.meta())
         else:
             name = f"{compact_stamp(now_ns)}-{key}{RAW_SUFFIX}"
+        sidecar = make_sidecar(meta, staged_ns=now_ns, source_path=source_path,
+                               repo_root=repo_root, unsettled=unsettled)
         raw_path = lane.staging / name
         sidecar_path = lane.staging / (stem_of(name) + SIDECAR_SUFFIX)
         # Both files are on disk before either is renamed into place, sidecar first:

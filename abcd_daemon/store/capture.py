@@ -12,7 +12,10 @@ Order, and why:
    stable set of records);
 3. idempotency on (source_sha256, session_id, agent_id, source_kind): the source is
    hashed in a first, cheap pass (no redaction); a hit returns the stored record and
-   writes nothing;
+   writes nothing — unless this capture carries a hook's lineage and that record's
+   was read from the files (:mod:`.lineage`: the payload's lineage outranks the
+   file's, whichever arrived first). A capture from the files keeps the lineage of
+   a hook-lineage record of the same unit (:func:`~.lineage.prefer_hook`);
 4. redact chunk by chunk (``stream``): the lineage scalars are framed with the first
    chunk, so frontmatter is redacted by the same two-stage pass as the transcript
    (seed 003); every chunk is sanitised, folded and verified by the scanner's
@@ -23,8 +26,9 @@ Order, and why:
    hashed again while it is read, and a different hash (the file changed) refuses;
 5. supersession by byte prefix within (session, agent, kind), compared block by
    block from the files: an existing record whose body starts with the new body
-   makes this a no-op; one the new body starts with is superseded; divergent bodies
-   are both kept;
+   makes this a no-op (a hook's capture covered by a record of the file's lineage
+   relabels that record instead: its body, the hook's redacted scalars); one the new
+   body starts with is superseded; divergent bodies are both kept;
 6. the frontmatter, now that the counts are known, is written with the body through
    one temp file and the same atomic rename (``atomic_assemble``), then the
    superseded records are retired.
@@ -54,6 +58,7 @@ from .lane import Lane
 from .meta import FRAMED_SCALARS, CaptureMeta
 from .record import Record, format_record, format_rfc3339_ns, record_filename
 from .chunks import hash_prefix, iter_chunks, same_prefix, too_big
+from .lineage import hook_record, prefer_hook, upgrades
 from .records import list_records, open_body
 from .stream import Redacted, redact_to_file
 
@@ -183,8 +188,10 @@ def capture_stream(
         source_sha = hasher.hexdigest()
         existing = list_records(lane)
         for record in existing:
-            if record.source_sha256 == source_sha and _same_unit(record, meta):
+            if (record.source_sha256 == source_sha and _same_unit(record, meta)
+                    and not upgrades(meta, record)):
                 return CaptureResult(record=record, wrote=False)
+        meta = prefer_hook(meta, hook_record(existing, meta))
         fd, body_path = temp_file(lane.records)
         try:
             try:
@@ -228,12 +235,16 @@ def _store(lane: Lane, meta: CaptureMeta, body_path: str, redacted: Redacted,
     """Supersession against the stored bodies, then the atomic write (steps 5-6)."""
     new_len = redacted.body_bytes
     superseded: list[Record] = []
+    relabel: Record | None = None  # a covering record of the file's lineage
     for record in existing:
         if not _same_unit(record, meta):
             continue
         relation = _prefix_relation(lane, record, body_path, new_len)
         if relation == "covers":
-            return CaptureResult(record=record, wrote=False)
+            if not upgrades(meta, record):
+                return CaptureResult(record=record, wrote=False)
+            if relabel is None or (record.captured_ns, record.name) > (relabel.captured_ns, relabel.name):
+                relabel = record
         if relation == "extends":
             superseded.append(record)
     record = Record(
@@ -249,10 +260,17 @@ def _store(lane: Lane, meta: CaptureMeta, body_path: str, redacted: Redacted,
         spawn_depth=meta.spawn_depth,
         **redacted.scalars,
     )
+    body_src, body_offset = body_path, 0
+    if relabel is not None:  # its (longer or equal) body, under the hook's lineage
+        body_src, body_offset, new_len = _body_span(lane, relabel)
+        record = msgspec.structs.replace(
+            record, source_sha256=relabel.source_sha256, redacted_secrets=relabel.redacted_secrets,
+            redacted_home_paths=relabel.redacted_home_paths, scanner=relabel.scanner)
+        superseded = [r for r in superseded if r.name != relabel.name] + [relabel]
     name = _free_name(lane, record, now_ns)
     head = format_record(record, b"\n")[:-1]  # the frontmatter and its closing fence
     try:
-        atomic_assemble(lane.records / name, head, body_path, new_len)
+        atomic_assemble(lane.records / name, head, body_src, new_len, body_offset=body_offset)
     except OSError as exc:
         raise RetryableError(
             f"could not write the record {name} ({exc.strerror or exc})",
@@ -262,6 +280,18 @@ def _store(lane: Lane, meta: CaptureMeta, body_path: str, redacted: Redacted,
     record.body_bytes = new_len
     retired = _retire(lane, superseded, name)
     return CaptureResult(record=record, wrote=True, superseded=retired)
+
+
+def _body_span(lane: Lane, record: Record) -> tuple[str, int, int]:
+    """(path, offset, length) of ``record``'s body inside its file. Raises
+    RetryableError when it cannot be read (nothing is written then)."""
+    try:
+        f, length = open_body(lane, record)
+    except (AbcdError, OSError) as exc:
+        raise RetryableError(f"could not read the record {record.name} to relabel it ({exc})",
+                             hint="nothing was stored; the transcript stays staged and is retried") from exc
+    with f:
+        return str(lane.records / record.name), f.tell(), length
 
 
 def _prefix_relation(lane: Lane, record: Record, body_path: str, new_len: int) -> str:

@@ -244,7 +244,8 @@ def test_inside_the_units_sandbox_the_daemon_reads_the_home_runs_git_and_stores(
                              sys.executable, "-m", "abcd_client", "daemon", "run", "-v"],
                             env=daemon_env, stdout=log, stderr=log)
     try:
-        wait_for(lambda: answers(env) or proc.poll() is not None, what="the sandboxed daemon")
+        wait_for(lambda: answers(env) or proc.poll() is not None, what="the sandboxed daemon",
+                 timeout=60)  # its first start compiles the gate: slow on a busy machine
         assert proc.poll() is None, (tmp_path / "sandboxed.log").read_text()
         payload = {"session_id": session, "cwd": str(repo), "hook_event_name": "SessionEnd",
                    "transcript_path": str(transcript), "reason": "exit"}

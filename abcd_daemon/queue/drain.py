@@ -22,8 +22,6 @@ import os
 import time
 from typing import Callable
 
-import msgspec
-
 from ..config import Config, DrainBudget
 from ..errors import AbcdError, PermanentError
 from ..fsio.atomic import fsync_dir
@@ -32,7 +30,6 @@ from ..store.capture import capture_file
 from ..store.chunks import same_prefix
 from ..store.lane import Lane
 from ..store.meta import CaptureMeta
-from ..store.record import Record
 from .plan import plan_pass
 from .quarantine import StagedCopyReplaced, file_identity, quarantine, still_holds
 from .sidecar import SIDECAR_SUFFIX, stem_of

@@ -8,21 +8,18 @@ from __future__ import annotations
 
 import msgspec
 
+from ..store.meta import Lineage
 
-class StagedEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One staged transcript as listed. ``error`` non-empty means: never drained."""
+
+class StagedEntry(Lineage, kw_only=True, omit_defaults=True):
+    """One staged transcript as listed, with its sidecar's :class:`Lineage`. ``error``
+    non-empty means: never drained."""
 
     root_sha: str
     name: str
     path: str
     bytes: int
     session_id: str = ""
-    agent_id: str = ""
-    agent_type: str = ""
-    parent_agent_id: str = ""
-    spawn_depth: int = 0
-    spawn_attribution: str = ""
-    lineage_source: str = ""
     source_path: str = ""
     sidecar_path: str = ""
     staged_at: str = ""
@@ -31,10 +28,6 @@ class StagedEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
     legacy: bool = False
     unsettled: bool = False
     error: str = ""
-
-    @property
-    def is_main_thread(self) -> bool:
-        return not self.agent_id
 
     @property
     def key(self) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import msgspec
 
 from ..errors import AbcdError
-from ..store.meta import CaptureMeta
+from ..store.meta import CaptureMeta, Lineage
 from ..store.record import format_rfc3339_ns, parse_rfc3339_ns
 
 SIDECAR_SCHEMA = 1
@@ -27,21 +27,14 @@ class SidecarError(AbcdError):
     """A sidecar is present but unusable; its entry is reported, never drained."""
 
 
-class StageSidecar(msgspec.Struct, kw_only=True, omit_defaults=True):
+class StageSidecar(Lineage, kw_only=True, omit_defaults=True):
     """The ``.stage.json`` format (reference §1.4): schema, stage time, every
-    :class:`~abcd_daemon.store.meta.CaptureMeta` field, and where the bytes came from."""
+    :class:`~abcd_daemon.store.meta.CaptureMeta` field (its :class:`Lineage` inherited),
+    and where the bytes came from."""
 
     schema: int
     session_id: str
     staged_at: str
-    agent_id: str = ""
-    parent_agent_id: str = ""
-    agent_type: str = ""
-    spawn_depth: int = 0
-    spawn_tool_use_id: str = ""
-    lineage_source: str = ""
-    spawn_attribution: str = ""
-    adopted_project: str = ""
     source_kind: str = "native"
     source_tool: str = ""
     source_path: str = ""

@@ -20,6 +20,7 @@ from ..fsio.guarded import read_guarded
 from ..ids import is_valid_id
 from ..limits import SIDECAR_CAP
 from ..store.lane import Lane
+from ..store.meta import LINEAGE_FIELDS
 from ..store.record import format_rfc3339_ns
 from .sidecar import (
     RAW_SUFFIX,
@@ -87,8 +88,7 @@ def describe(lane: Lane, name: str, *, now_ns: int, ttl_s: float) -> tuple[Stage
     return entry, sidecar
 
 
-_LISTED_FIELDS = ("session_id", "agent_id", "agent_type", "parent_agent_id", "spawn_depth",
-                  "spawn_attribution", "lineage_source", "source_path", "unsettled")
+_LISTED_FIELDS = ("session_id", *LINEAGE_FIELDS, "source_path", "unsettled")
 
 
 def _from_sidecar(entry: StagedEntry, sidecar: StageSidecar) -> None:

@@ -22,12 +22,13 @@ from __future__ import annotations
 import msgspec
 
 from ..errors import InputError
-from .meta import HOOK, CaptureMeta
+from .meta import HOOK, LINEAGE_FIELDS, CaptureMeta
 from .record import Record
 
-#: The fields a hook's lineage carries over to a stage or capture from the files.
-LINEAGE_FIELDS = ("parent_agent_id", "agent_type", "spawn_depth", "spawn_tool_use_id",
-                  "lineage_source", "spawn_attribution")
+#: The fields a hook's lineage carries over to a stage or capture from the files:
+#: every lineage field but the agent's identity (the same by construction) and the
+#: adopted project (a property of the files' location, not of who spawned it).
+CARRIED_FIELDS = tuple(f for f in LINEAGE_FIELDS if f not in ("agent_id", "adopted_project"))
 
 
 def record_lineage(record: Record) -> CaptureMeta:
@@ -43,7 +44,7 @@ def prefer_hook(meta: CaptureMeta, hook: CaptureMeta | None) -> CaptureMeta:
     if (hook is None or meta.lineage_source == HOOK or hook.lineage_source != HOOK
             or (hook.session_id, hook.agent_id) != (meta.session_id, meta.agent_id)):
         return meta
-    merged = msgspec.structs.replace(meta, **{f: getattr(hook, f) for f in LINEAGE_FIELDS})
+    merged = msgspec.structs.replace(meta, **{f: getattr(hook, f) for f in CARRIED_FIELDS})
     try:
         return merged.validate()
     except InputError:  # redaction masked an id of the stored record: keep the file's

@@ -33,10 +33,12 @@ _FREE_TEXT = ("agent_type", "spawn_tool_use_id", "adopted_project", "source_tool
 _MAX_SCALAR = 512
 
 
-class CaptureMeta(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """Who a transcript belongs to. Empty strings mean "not known"/"main thread"."""
+class Lineage(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The lineage fields, defined here once: who spawned a transcript, where, and who
+    said so. :class:`CaptureMeta`, the staging sidecar, the record frontmatter and the
+    staged listing all inherit them, so a field added here reaches every one of them.
+    Empty strings mean "not known" or, for ``agent_id``, "the main thread"."""
 
-    session_id: str
     agent_id: str = ""
     parent_agent_id: str = ""
     agent_type: str = ""
@@ -45,12 +47,22 @@ class CaptureMeta(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     lineage_source: str = ""
     spawn_attribution: str = ""
     adopted_project: str = ""
-    source_kind: str = "native"
-    source_tool: str = ""
 
     @property
     def is_main_thread(self) -> bool:
         return not self.agent_id
+
+
+#: Every lineage field, in definition order.
+LINEAGE_FIELDS = Lineage.__struct_fields__
+
+
+class CaptureMeta(Lineage, frozen=True, kw_only=True, omit_defaults=True):
+    """Who a transcript belongs to: its session, its :class:`Lineage`, and its source."""
+
+    session_id: str
+    source_kind: str = "native"
+    source_tool: str = ""
 
     def validate(self) -> "CaptureMeta":
         """Return self if every rule holds; else raise :class:`InputError` naming the field.

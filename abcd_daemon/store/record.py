@@ -16,31 +16,25 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-import msgspec
-
 from ..errors import AbcdError
+from .meta import FRAMED_SCALARS, Lineage
 
 SCHEMA = 3
 FENCE = b"---\n"
 _END = b"\n---\n"
 
-_STRING_KEYS = (
-    "agent_id",
-    "parent_agent_id",
-    "agent_type",
-    "spawn_tool_use_id",
-    "lineage_source",
-    "spawn_attribution",
-    "adopted_project",
-)
+#: The lineage's string fields, written in this order when set (``spawn_depth`` after
+#: them, when above 0): the frame order redaction uses, one list.
+_STRING_KEYS = FRAMED_SCALARS
 
 
 class RecordFormatError(AbcdError):
     """A record file that does not parse; it is skipped by listings and named by reads."""
 
 
-class Record(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One stored record's frontmatter. ``name`` is the file's basename (set on read)."""
+class Record(Lineage, kw_only=True, omit_defaults=True):
+    """One stored record's frontmatter (its :class:`~.meta.Lineage` inherited). ``name``
+    is the file's basename (set on read)."""
 
     session_id: str
     root_commit: str
@@ -54,21 +48,9 @@ class Record(msgspec.Struct, kw_only=True, omit_defaults=True):
     #: The scanner that redacted it: ``<ruleset> <version> + abcd <n>`` ("" before
     #: the field existed). ``abcd history rescan`` re-redacts records of another.
     scanner: str = ""
-    agent_id: str = ""
-    parent_agent_id: str = ""
-    agent_type: str = ""
-    spawn_depth: int = 0
-    spawn_tool_use_id: str = ""
-    lineage_source: str = ""
-    spawn_attribution: str = ""
-    adopted_project: str = ""
     context_stamps: tuple[str, ...] = ()
     name: str = ""
     body_bytes: int = 0
-
-    @property
-    def is_main_thread(self) -> bool:
-        return not self.agent_id
 
     @property
     def captured_ns(self) -> int:

@@ -119,25 +119,34 @@ def apply(conn: sqlite3.Connection, root: str, d: Derived) -> None:
     """Replace the rows of ``d.record`` (one transaction)."""
     with conn:
         conn.execute("BEGIN IMMEDIATE")
-        _rows(conn, root, d)
+        _rows(conn, root, d, _next_id(conn))
 
 
-def _rows(conn: sqlite3.Connection, root: str, d: Derived) -> None:
-    """Replace the rows of ``d.record`` inside the caller's transaction."""
+def _next_id(conn: sqlite3.Connection) -> int:
+    """The first free turn id (inside a write transaction: no other writer moves it)."""
+    return conn.execute("SELECT coalesce(max(id), 0) + 1 FROM turns").fetchone()[0]
+
+
+def _rows(conn: sqlite3.Connection, root: str, d: Derived, next_id: int, fresh: bool = False) -> int:
+    """Replace the rows of ``d.record`` inside the caller's transaction, numbering its
+    turns from ``next_id``; returns the next free id. ``fresh``: the record has no
+    rows yet (nothing to delete)."""
     r = d.record
     thread = r.agent_id or ""
-    _delete(conn, r.name)
+    if not fresh:
+        _delete(conn, r.name)
     conn.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?)",
                  (r.name, root, r.session_id, thread, r.agent_type, r.captured_at, r.source_sha256, r.body_bytes))
-    for t in d.turns:
-        cur = conn.execute("INSERT INTO turns (record, root, session_id, thread, agent_type, turn, role, tools,"
-                           " when_ns) VALUES (?,?,?,?,?,?,?,?,?)",
-                           (r.name, root, r.session_id, thread, r.agent_type, t.turn, t.role, t.tools, t.when_ns))
-        conn.execute("INSERT INTO turn_text (rowid, text) VALUES (?, ?)", (cur.lastrowid, t.text))
+    ids = range(next_id, next_id + len(d.turns))
+    conn.executemany("INSERT INTO turns VALUES (?,?,?,?,?,?,?,?,?,?)",
+                     [(i, r.name, root, r.session_id, thread, r.agent_type, t.turn, t.role, t.tools, t.when_ns)
+                      for i, t in zip(ids, d.turns)])
+    conn.executemany("INSERT INTO turn_text (rowid, text) VALUES (?, ?)", [(i, t.text) for i, t in zip(ids, d.turns)])
     conn.executemany(
         "INSERT OR IGNORE INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         [(r.session_id, x.response_id, r.name, root, thread, r.agent_type, x.model, x.when_ns, x.input,
           x.output, x.cache_creation, x.cache_read) for x in d.responses])
+    return next_id + len(d.turns)
 
 
 def remove(conn: sqlite3.Connection, name: str) -> None:
@@ -149,12 +158,18 @@ def remove(conn: sqlite3.Connection, name: str) -> None:
 
 def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | None = None,
          lanes: Iterable[Lane] | None = None) -> tuple[int, int]:
-    """Make the index equal the records on disk; ``(indexed, dropped)``. A record
+    """Make the index of ``lanes`` (default: every lane, and rows of lanes that are
+    gone are dropped) equal their records on disk; ``(indexed, dropped)``. A record
     that cannot be read is left out (its rows dropped) and picked up once readable."""
-    have = {name: (sha, size) for name, sha, size in conn.execute("SELECT name, source_sha256, bytes FROM records")}
+    lanes = None if lanes is None else list(lanes)
+    scope = None if lanes is None else {lane.root_sha for lane in lanes}
+    lanes = list_lanes(home) if lanes is None else lanes
+    rows = conn.execute("SELECT name, root, source_sha256, bytes FROM records").fetchall()
+    indexed = {name for name, _root, _sha, _size in rows}
+    have = {name: (sha, size) for name, root, sha, size in rows if scope is None or root in scope}
     todo = []
     seen = set()
-    for lane in (lanes if lanes is not None else list_lanes(home)):
+    for lane in lanes:
         for rec in list_records(lane):
             seen.add(rec.name)
             if have.get(rec.name) != (rec.source_sha256, rec.body_bytes):
@@ -162,18 +177,21 @@ def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | 
     gone = [n for n in have if n not in seen]
     for name in gone:
         remove(conn, name)
+    if not todo:
+        return 0, len(gone)
     # Records are applied in batches of about BATCH_BYTES per transaction (a commit
     # per record costs more than deriving it); a crash loses at most the open batch,
     # whole, and the next sync redoes it.
     pending = 0
     conn.execute("BEGIN IMMEDIATE")
     try:
+        next_id = _next_id(conn)
         for i, (lane, rec) in enumerate(todo):
             try:
                 body = read_body(lane, rec)
             except Exception:  # unreadable now: left out, indexed by a later sync
                 continue
-            _rows(conn, lane.root_sha, derive(rec, body))
+            next_id = _rows(conn, lane.root_sha, derive(rec, body), next_id, fresh=rec.name not in indexed)
             pending += len(body)
             if pending >= BATCH_BYTES:
                 conn.execute("COMMIT")
@@ -188,11 +206,22 @@ def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | 
     return len(todo), len(gone)
 
 
+def reset(conn: sqlite3.Connection) -> None:
+    """Empty the database in place (its tables dropped and created again, the file
+    compacted): connections other threads hold stay valid."""
+    with conn:
+        conn.execute("BEGIN IMMEDIATE")
+        for table in ("turn_text", "turns", "responses", "records"):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+    conn.execute("VACUUM")
+    conn.executescript(_DDL)
+
+
 def rebuild(home, progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
-    """Drop the index and derive it again from every record."""
-    _remove_files(index_path(home))
+    """Empty the index (in place: :func:`reset`) and derive it again from every record."""
     conn = connect(home)
     try:
+        reset(conn)
         return sync(conn, home, progress)
     finally:
         conn.close()

@@ -13,41 +13,13 @@ Contracts:
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import re
 import sqlite3
 
+from .values import ROLES, Filters, Hit
 
-ROLES = ("user", "assistant", "tool")
-
-
-@dataclasses.dataclass(frozen=True)
-class Filters:
-    roots: tuple[str, ...] = ()  # empty: every repository
-    session: str = ""  # a session id or a unique prefix of one
-    agent_type: str = ""  # "main" selects main threads
-    role: str = ""
-    tool: str = ""
-    since_ns: int = 0
-    until_ns: int = 0
-    limit: int = 20
-
-
-@dataclasses.dataclass(frozen=True)
-class Hit:
-    session_id: str
-    root: str
-    thread: str  # "main" or the agent id
-    agent_type: str
-    turn: int
-    role: str
-    when: str
-    snippet: str
-    score: float
-
-    def as_json(self) -> dict:
-        return dataclasses.asdict(self)
+__all__ = ["Filters", "Hit", "ROLES", "plain_words", "search"]
 
 
 def plain_words(query: str) -> str:

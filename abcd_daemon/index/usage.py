@@ -14,57 +14,13 @@ Contracts:
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import sqlite3
 
 from .pricing import LONG_PROMPT, Pricing
+from .values import REPORTS, Report, Row
 
-REPORTS = ("daily", "weekly", "monthly", "session", "repo", "model", "agent-type")
-
-
-@dataclasses.dataclass
-class Row:
-    key: str
-    input: int = 0
-    output: int = 0
-    cache_creation: int = 0
-    cache_read: int = 0
-    responses: int = 0
-    cost_usd: float = 0.0
-    unpriced_tokens: int = 0
-    models: dict[str, "Row"] = dataclasses.field(default_factory=dict)
-
-    @property
-    def total(self) -> int:
-        return self.input + self.output + self.cache_creation + self.cache_read
-
-    def add(self, i: int, o: int, cw: int, cr: int, cost: float | None, n: int = 1) -> None:
-        self.input += i
-        self.output += o
-        self.cache_creation += cw
-        self.cache_read += cr
-        self.responses += n
-        if cost is None:
-            self.unpriced_tokens += i + o + cw + cr
-        else:
-            self.cost_usd += cost
-
-    def as_json(self, breakdown: bool) -> dict:
-        out = {"key": self.key, "input": self.input, "output": self.output, "cache_creation": self.cache_creation,
-               "cache_read": self.cache_read, "total": self.total, "responses": self.responses,
-               "cost_usd": round(self.cost_usd, 6), "unpriced_tokens": self.unpriced_tokens}
-        if breakdown:
-            out["models"] = [m.as_json(False) for m in sorted(self.models.values(), key=lambda r: r.key)]
-        return out
-
-
-@dataclasses.dataclass
-class Report:
-    kind: str
-    rows: list[Row]
-    unpriced: list[str]
-    pricing_as_of: str
+__all__ = ["REPORTS", "Report", "Row", "report"]
 
 
 #: The UTC day of a response, in SQL ("" when it has no time).

@@ -113,7 +113,7 @@ def test_a_kill_9_of_the_daemon_while_it_indexes_leaves_an_index_its_next_start_
     lane = Lane(Home(env["ABCD_HOME"]), sha)
     biggest = sorted(REAL_PROJECTS.glob("*/*.jsonl"), key=lambda p: p.stat().st_size)[-1]
     body = biggest.read_bytes()
-    total = max(24, (40 << 20) // len(body))  # ≥ 40 MB: several index batches
+    total = max(48, (64 << 20) // len(body))  # ≥ 64 MB: several index batches
     for i in range(total):
         store(lane, f"kill-{i:04d}", body, captured_ns=1_790_000_000 * 10**9 + i)
     daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()

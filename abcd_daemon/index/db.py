@@ -26,33 +26,14 @@ from .. import safedir
 from ..store.lane import Lane, list_lanes
 from ..store.records import list_records, read_body
 from .derive import Derived, derive
+from .pricing import LONG_PROMPT
+from .schema import DDL, SCHEMA_VERSION, SUM_RECORD, TABLES, utc_day
 
-SCHEMA_VERSION = 1
 #: Record bytes applied per transaction by :func:`sync`.
 BATCH_BYTES = 16 << 20
 #: A sync of more record bytes than this runs with the bulk settings of :func:`_bulk`.
 BULK_BYTES = 16 << 20
 INDEX_NAME = "index.sqlite3"
-
-_DDL = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS records (
-    name TEXT PRIMARY KEY, root TEXT NOT NULL, session_id TEXT NOT NULL, agent_id TEXT NOT NULL,
-    agent_type TEXT NOT NULL, captured_at TEXT NOT NULL, source_sha256 TEXT NOT NULL, bytes INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS turns (
-    id INTEGER PRIMARY KEY, record TEXT NOT NULL, root TEXT NOT NULL, session_id TEXT NOT NULL,
-    thread TEXT NOT NULL, agent_type TEXT NOT NULL, turn INTEGER NOT NULL, role TEXT NOT NULL,
-    tools TEXT NOT NULL, when_ns INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS turns_record ON turns(record);
-CREATE VIRTUAL TABLE IF NOT EXISTS turn_text USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
-CREATE TABLE IF NOT EXISTS responses (
-    session_id TEXT NOT NULL, response_id TEXT NOT NULL, record TEXT NOT NULL, root TEXT NOT NULL,
-    thread TEXT NOT NULL, agent_type TEXT NOT NULL, model TEXT NOT NULL, when_ns INTEGER NOT NULL,
-    input INTEGER NOT NULL, output INTEGER NOT NULL, cache_creation INTEGER NOT NULL,
-    cache_read INTEGER NOT NULL, PRIMARY KEY (session_id, response_id));
-CREATE INDEX IF NOT EXISTS responses_record ON responses(record);
-"""
-
 
 def index_path(home) -> str:
     return os.path.join(str(home.root), INDEX_NAME)
@@ -105,7 +86,7 @@ def _open(path: str) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA journal_size_limit = 8388608")  # the WAL shrinks back after a bulk sync
-        conn.executescript(_DDL)
+        conn.executescript(DDL)
     except sqlite3.DatabaseError:
         conn.close()
         raise
@@ -116,6 +97,7 @@ def _delete(conn: sqlite3.Connection, name: str) -> None:
     conn.execute("DELETE FROM turn_text WHERE rowid IN (SELECT id FROM turns WHERE record = ?)", (name,))
     conn.execute("DELETE FROM turns WHERE record = ?", (name,))
     conn.execute("DELETE FROM responses WHERE record = ?", (name,))
+    conn.execute("DELETE FROM usage_sums WHERE record = ?", (name,))
     conn.execute("DELETE FROM records WHERE name = ?", (name,))
 
 
@@ -146,10 +128,25 @@ def _rows(conn: sqlite3.Connection, root: str, d: Derived, next_id: int, fresh: 
                      [(i, r.name, root, r.session_id, thread, r.agent_type, t.turn, t.role, t.tools, t.when_ns)
                       for i, t in zip(ids, d.turns)])
     conn.executemany("INSERT INTO turn_text (rowid, text) VALUES (?, ?)", [(i, t.text) for i, t in zip(ids, d.turns)])
+    before = conn.total_changes
     conn.executemany(
         "INSERT OR IGNORE INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         [(r.session_id, x.response_id, r.name, root, thread, r.agent_type, x.model, x.when_ns, x.input,
           x.output, x.cache_creation, x.cache_read) for x in d.responses])
+    if conn.total_changes - before == len(d.responses):  # every response is this record's: sum them here
+        sums: dict[tuple[str, str, bool], list[int]] = {}
+        for x in d.responses:
+            s = sums.setdefault((utc_day(x.when_ns), x.model, x.input + x.cache_creation + x.cache_read > LONG_PROMPT),
+                                [0, 0, 0, 0, 0])
+            s[0] += x.input
+            s[1] += x.output
+            s[2] += x.cache_creation
+            s[3] += x.cache_read
+            s[4] += 1
+        conn.executemany("INSERT INTO usage_sums VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         [(r.name, root, r.session_id, thread, r.agent_type, *k, *v) for k, v in sums.items()])
+    else:  # some were already another record's (a copy in the same session): the rows decide
+        conn.execute(SUM_RECORD, (r.name,))
     return next_id + len(d.turns)
 
 
@@ -178,6 +175,7 @@ def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | 
             seen.add(rec.name)
             if have.get(rec.name) != (rec.source_sha256, rec.body_bytes):
                 todo.append((lane, rec))
+    todo.sort(key=lambda item: (item[1].captured_ns, item[1].name))  # oldest first: ids grow with time
     gone = [n for n in have if n not in seen]
     for name in gone:
         remove(conn, name)
@@ -224,7 +222,12 @@ def _apply_batches(conn: sqlite3.Connection, todo, indexed: set[str], progress) 
                 body = read_body(lane, rec)
             except Exception:  # unreadable now: left out, indexed by a later sync
                 continue
-            next_id = _rows(conn, lane.root_sha, derive(rec, body), next_id, fresh=rec.name not in indexed)
+            conn.execute("SAVEPOINT one")
+            try:
+                next_id = _rows(conn, lane.root_sha, derive(rec, body), next_id, fresh=rec.name not in indexed)
+            except (sqlite3.IntegrityError, ValueError, OverflowError):  # this record's rows only
+                conn.execute("ROLLBACK TO one")  # it keeps the rows it had; the others go on
+            conn.execute("RELEASE one")
             pending += len(body)
             if pending >= BATCH_BYTES:
                 conn.execute("COMMIT")
@@ -243,10 +246,10 @@ def reset(conn: sqlite3.Connection) -> None:
     compacted): connections other threads hold stay valid."""
     with conn:
         conn.execute("BEGIN IMMEDIATE")
-        for table in ("turn_text", "turns", "responses", "records"):
+        for table in TABLES:
             conn.execute(f"DROP TABLE IF EXISTS {table}")
     conn.execute("VACUUM")
-    conn.executescript(_DDL)
+    conn.executescript(DDL)
 
 
 def rebuild(home, progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:

@@ -17,14 +17,11 @@ from __future__ import annotations
 import datetime as _dt
 import sqlite3
 
-from .pricing import LONG_PROMPT, Pricing
+from .pricing import Pricing
+from .schema import DAY_SQL, LONG_SQL
 from .values import REPORTS, Report, Row
 
 __all__ = ["REPORTS", "Report", "Row", "report"]
-
-
-#: The UTC day of a response, in SQL ("" when it has no time).
-_DAY = "CASE WHEN when_ns = 0 THEN '' ELSE strftime('%Y-%m-%d', when_ns / 1000000000, 'unixepoch') END"
 
 
 def _regroup(kind: str, day: str) -> str:
@@ -53,12 +50,19 @@ def report(conn: sqlite3.Connection, kind: str, pricing: Pricing, *, roots: tupl
         where.append("when_ns < ?")
         args.append(until_ns)
     # Aggregated in SQL by (group, model, whether the prompt is over the long-context
-    # threshold): cost is linear in each figure, so pricing the sums is exact.
-    group = {"daily": _DAY, "weekly": _DAY, "monthly": _DAY, "session": "session_id", "repo": "root",
+    # threshold): cost is linear in each figure, so pricing the sums is exact. Without
+    # a time range the per-record sums answer (the same figures, far fewer rows).
+    timed = bool(since_ns or until_ns)
+    day = DAY_SQL if timed else "day"
+    group = {"daily": day, "weekly": day, "monthly": day, "session": "session_id", "repo": "root",
              "model": "model", "agent-type": "CASE WHEN thread = '' THEN 'main' ELSE agent_type END"}[kind]
-    sql = (f"SELECT {group}, model, (input + cache_creation + cache_read) > {LONG_PROMPT} AS long,"
-           " sum(input), sum(output), sum(cache_creation), sum(cache_read), count(*) FROM responses"
-           + (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY 1, 2, 3")
+    if timed:
+        sql = (f"SELECT {group}, model, {LONG_SQL}, sum(input), sum(output), sum(cache_creation),"
+               " sum(cache_read), count(*) FROM responses")
+    else:
+        sql = (f"SELECT {group}, model, long, sum(input), sum(output), sum(cache_creation), sum(cache_read),"
+               " sum(responses) FROM usage_sums")
+    sql += (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY 1, 2, 3"
     rows: dict[str, Row] = {}
     unpriced: set[str] = set()
     for key, model, long, i, o, cw, cr, n in conn.execute(sql, args):

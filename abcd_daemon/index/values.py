@@ -11,6 +11,8 @@ import dataclasses
 
 ROLES = ("user", "assistant", "tool")
 REPORTS = ("daily", "weekly", "monthly", "session", "repo", "model", "agent-type")
+#: A query matching more turns than this is ranked among its newest this many matches.
+RANK_WINDOW = 2_000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,6 +25,7 @@ class Filters:
     since_ns: int = 0
     until_ns: int = 0
     limit: int = 20
+    window: int = RANK_WINDOW  # rank among the newest this many matches (0: every match)
 
 
 @dataclasses.dataclass(frozen=True)

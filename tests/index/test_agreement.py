@@ -95,6 +95,33 @@ def test_turn_times_are_read_as_reconstruct_reads_them():
     from abcd_daemon.reconstruct.values import when_key
 
     for stamp in ("2026-04-18T13:22:11.123Z", "2026-04-18T13:22:11+02:00", "1999-12-31T23:59:60Z",
-                  "2024-02-29T23:59:59.999999999Z", "0001-01-01T00:00:00Z", "not a time"):
+                  "2024-02-29T23:59:59.999999999Z", "1700-01-01T00:00:00Z", "not a time"):
         assert key_ns(when_key(stamp)) == when_ns(when_key(stamp)), stamp
+    for stamp in ("0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"):  # past what SQLite's integers hold
+        assert key_ns(when_key(stamp)) == 0, stamp
 
+
+def test_the_python_day_of_a_response_is_the_sql_day_to_the_character():
+    import sqlite3
+
+    from abcd_daemon.index.schema import DAY_SQL, utc_day
+
+    conn = sqlite3.connect(":memory:")
+    for ns in (0, 1, 10**9 - 1, -1, -10**9, -10**9 - 1, 86_400 * 10**9 - 1, 1_776_518_531_123_000_000,
+               -9_000_000_000_000_000_000, 9_000_000_000_000_000_000):
+        sql = conn.execute(f"SELECT {DAY_SQL.replace('when_ns', '?1')}", (ns,)).fetchone()[0]
+        assert utc_day(ns) == sql, ns
+
+
+
+def test_usage_without_a_time_range_adds_the_per_record_sums_and_equals_every_response_added(home, repo):
+    from abcd_daemon.index.values import REPORTS
+
+    _store_all(home, repo[1])
+    conn = connect(home)
+    sync(conn, home)
+    for kind in REPORTS:
+        summed = report(conn, kind, Pricing())
+        every = report(conn, kind, Pricing(), until_ns=2**62)  # a range: every response row, one by one
+        assert [r.as_json(True) for r in summed.rows] == [r.as_json(True) for r in every.rows], kind
+        assert summed.unpriced == every.unpriced

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 
 from .. import safedir
 from ..store.lane import Lane, list_lanes
-from ..store.records import list_records, read_body
+from ..store.records import read_body, scan_records
 from .derive import Derived, derive
 from .pricing import LONG_PROMPT
 from .schema import DDL, SCHEMA_VERSION, SUM_RECORD, TABLES, utc_day
@@ -171,7 +171,7 @@ def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | 
     todo = []
     seen = set()
     for lane in lanes:
-        for rec in list_records(lane):
+        for rec in scan_records(lane):
             seen.add(rec.name)
             if have.get(rec.name) != (rec.source_sha256, rec.body_bytes):
                 todo.append((lane, rec))

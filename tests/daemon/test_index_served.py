@@ -133,3 +133,33 @@ def test_a_kill_9_of_the_daemon_while_it_indexes_leaves_an_index_its_next_start_
         assert all(r["total"] == one["total"] for r in rows.values())  # each counted once, none twice
     finally:
         assert daemon.stop() == 0
+
+
+def test_after_ingesting_the_real_fixtures_search_and_usage_answer_for_every_repository(tmp_path, fixtures_dir):
+    """What a new user does: ingest the harness store, then search and roll up usage —
+    served, across repositories, each session's tokens equal to its telemetry."""
+    from ..ingest.conftest import build_fixture_tree
+
+    env = env_for(tmp_path)
+    tree = build_fixture_tree(tmp_path / "tree", fixtures_dir)
+    daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()
+    try:
+        report = _doc(abcd(env, tmp_path, "history", "ingest", str(tree.root), "--json"))
+        assert report["staged"] and report["drain"]["failed"] == []
+        hits = _doc(abcd(env, tmp_path, "search", "the", "--all-repos", "--json", "--limit", "200"))["hits"]
+        assert len({h["root"] for h in hits}) >= 2  # every repository's lane, sub-agents included
+        assert any(h["thread"] != "main" for h in hits)
+        repo, _sha = tree.repos["worktrees"]
+        rows = _doc(abcd(env, repo, "usage", "session", "--json"))["rows"]
+        assert rows
+        for row in rows:
+            out = tmp_path / "out" / row["key"]
+            out.mkdir(parents=True)
+            telemetry = _doc(abcd(env, repo, "history", "reconstruct", row["key"], "--out", str(out), "--json"))
+            t = telemetry["telemetry"]["tokens"]
+            assert (row["input"], row["output"], row["cache_creation"], row["cache_read"]) == (
+                t["input"], t["output"], t["cache_creation_input"], t["cache_read_input"]), row["key"]
+        daily = _doc(abcd(env, repo, "usage", "daily", "--json"))["rows"]
+        assert sum(r["total"] for r in daily) == sum(r["total"] for r in rows)
+    finally:
+        assert daemon.stop() == 0

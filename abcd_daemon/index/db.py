@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import stat
 from collections.abc import Callable, Iterable
 
 from .. import safedir
@@ -67,6 +68,29 @@ def connect(home) -> sqlite3.Connection:
         with conn:
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
     return conn
+
+
+def open_reader(home) -> sqlite3.Connection | None:
+    """A read-only connection to the existing index of ``home`` (it takes no lock a
+    writer holds, so it opens during a long sync), or None when there is no index of
+    this schema yet (the caller then uses :func:`connect`)."""
+    path = index_path(home)
+    try:
+        st = os.stat(path, follow_symlinks=False)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+            return None
+        conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    except (OSError, sqlite3.Error):
+        return None
+    try:
+        conn.execute("PRAGMA query_only = 1")
+        version = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if version is not None and version[0] == str(SCHEMA_VERSION):
+            return conn
+    except sqlite3.Error:
+        pass
+    conn.close()
+    return None
 
 
 def _remove_files(path: str) -> None:

@@ -14,6 +14,8 @@ the event loop). Contracts:
 - a records directory modified within :data:`QUIET_NS` of the sync that looked at it
   is not trusted as level (directory times are coarse: a record written in the same
   clock tick as that look must not be missed) — the next read syncs it again;
+- a read waits at most :data:`WAIT_S` for a sync another thread runs: during a
+  first build or a rebuild, searches answer from the batches committed so far;
 - :meth:`IndexKeeper.rebuild` empties the database in place and derives it again:
   open connections stay valid, no file is unlinked under a reader.
 """
@@ -34,6 +36,9 @@ from . import db
 T = TypeVar("T")
 #: A records directory changed this recently is synced again on the next read.
 QUIET_NS = 2_000_000_000
+#: How long a read waits for a sync another thread is running before it answers
+#: from what is indexed so far.
+WAIT_S = 2.0
 
 
 def _signature(lane: Lane) -> tuple[int, int]:
@@ -64,18 +69,21 @@ class IndexKeeper:
     def sync(self, roots: Iterable[str] | None = None,
              progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
         """Bring the lanes ``roots`` (every lane when None) level; ``(indexed, dropped)``."""
-        lanes = list_lanes(self.home) if roots is None else [Lane(self.home, r) for r in sorted(set(roots))]
         with self._write:
-            before = {lane.root_sha: _signature(lane) for lane in lanes}
-            started = time.time_ns()
-            conn = self._writer_conn()
-            result = db.sync(conn, self.home, progress, lanes=None if roots is None else lanes)
-            for root, sig in before.items():
-                if started - sig[1] > QUIET_NS and _signature(Lane(self.home, root)) == sig:
-                    self._level[root] = sig
-                else:
-                    self._level.pop(root, None)
-            return result
+            return self._sync_locked(roots, progress)
+
+    def _sync_locked(self, roots, progress=None) -> tuple[int, int]:
+        lanes = list_lanes(self.home) if roots is None else [Lane(self.home, r) for r in sorted(set(roots))]
+        before = {lane.root_sha: _signature(lane) for lane in lanes}
+        started = time.time_ns()
+        conn = self._writer_conn()
+        result = db.sync(conn, self.home, progress, lanes=None if roots is None else lanes)
+        for root, sig in before.items():
+            if started - sig[1] > QUIET_NS and _signature(Lane(self.home, root)) == sig:
+                self._level[root] = sig
+            else:
+                self._level.pop(root, None)
+        return result
 
     def refresh(self) -> tuple[int, int]:
         """Sync every lane whose records changed since it was last level (after a
@@ -99,14 +107,22 @@ class IndexKeeper:
 
     def read(self, roots: tuple[str, ...], query: Callable[[sqlite3.Connection], T]) -> T:
         """``query(conn)`` on this thread's reader, once the lanes of ``roots`` (every
-        lane when empty) are level."""
+        lane when empty) are level. While a long sync holds the writer (a first
+        build, a rebuild) the query answers from what is indexed so far rather
+        than wait for it (:data:`WAIT_S`)."""
         stale = self._stale(roots)
-        if stale:
-            self.sync(stale)
+        if stale and self._write.acquire(timeout=WAIT_S):
+            try:
+                self._sync_locked(stale)
+            finally:
+                self._write.release()
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            with self._write:  # never beside a writer creating (or re-creating) the file
-                conn = self._local.conn = db.connect(self.home)
+            conn = db.open_reader(self.home)
+            if conn is None:  # no index yet: created (never beside a writer creating it)
+                with self._write:
+                    conn = db.connect(self.home)
+            self._local.conn = conn
         return query(conn)
 
     def close(self) -> None:

@@ -107,6 +107,9 @@ def _open(path: str) -> sqlite3.Connection:
     file is not a database."""
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     try:
+        # 16 KiB pages (a new file only; WAL fixes it from the first write on): FTS5's
+        # segments are large blobs, and the build runs ~15% faster than on 4 KiB pages
+        conn.execute("PRAGMA page_size = 16384")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA journal_size_limit = 8388608")  # the WAL shrinks back after a bulk sync
@@ -225,15 +228,19 @@ def _bulk(conn: sqlite3.Connection, on: bool):
         return
     cache = conn.execute("PRAGMA cache_size").fetchone()[0]
     conn.execute("PRAGMA cache_size = -131072")
-    conn.execute("PRAGMA wal_autocheckpoint = 16384")
+    conn.execute(f"PRAGMA wal_autocheckpoint = {(64 << 20) // _page_size(conn)}")
     conn.execute("INSERT INTO turn_text(turn_text, rank) VALUES ('hashsize', ?)", (2 * BATCH_BYTES,))
     try:
         yield
     finally:
         conn.execute("INSERT INTO turn_text(turn_text, rank) VALUES ('hashsize', ?)", (1 << 20,))
         conn.execute(f"PRAGMA cache_size = {int(cache)}")
-        conn.execute("PRAGMA wal_autocheckpoint = 1000")
+        conn.execute(f"PRAGMA wal_autocheckpoint = {(4 << 20) // _page_size(conn)}")
         conn.execute("PRAGMA shrink_memory")
+
+
+def _page_size(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA page_size").fetchone()[0])
 
 
 def _apply_batches(conn: sqlite3.Connection, todo, indexed: set[str], progress) -> None:

@@ -31,6 +31,10 @@ def input_text(raw: bytes) -> str:
         value = msgspec.json.decode(raw)
     except msgspec.DecodeError:
         return raw.decode("utf-8", "replace")
+    if isinstance(value, dict):  # the common shape: a flat object of strings
+        flat = list(value.values())
+        if all(type(v) is str for v in flat):
+            return "\n".join(flat)
     out: list[str] = []
     stack = [value]
     while stack:

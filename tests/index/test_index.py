@@ -264,3 +264,19 @@ def test_a_record_the_index_cannot_hold_is_left_out_and_the_sync_goes_on(home, r
     assert hits == {"far-future": "", "twin": "2026-01-01 00:00:00", "after-the-twin": "2026-01-02 00:00:00"}
     assert sorted(r[0] for r in conn.execute("SELECT session_id FROM records")) == [
         "after-the-twin", "far-future", "twin"]  # the twin once: the second lane's copy is left out
+
+
+def test_a_tool_call_is_found_by_the_words_of_its_input_not_its_json_escapes(home, repo):
+    from ..reconstruct.real import store
+
+    lane = Lane(home, repo[1])
+    call = {"type": "assistant", "uuid": "a1", "timestamp": "2026-11-30T10:00:00Z",
+            "message": {"id": "msg_1", "model": "claude-sonnet-4-5", "role": "assistant",
+                        "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                                     "input": {"command": "cd repo\nmakepkg --clean", "timeout": 5}}]}}
+    store(lane, "tool-words", json.dumps(call).encode() + b"\n", captured_ns=1_790_000_000 * 10**9)
+    conn = connect(home)
+    sync(conn, home)
+    hits = search(conn, "makepkg", Filters(tool="Bash"))
+    assert [(h.session_id, h.role) for h in hits] == [("tool-words", "assistant")]
+    assert search(conn, "nmakepkg") == []  # "\n" is a line break, never glued to the word after it

@@ -14,16 +14,19 @@ Rules:
 from __future__ import annotations
 
 import os
-import subprocess
-
-from abcd_daemon.locate.git import git_env
 
 from .output import note
 
 EXPORT_MODE = 0o600
 
 
-def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess | None:
+def _git(args: list[str], cwd: str):
+    """git's CompletedProcess, or None when git cannot be run (imported here: most
+    exports are outside any work tree and run no git)."""
+    import subprocess
+
+    from abcd_daemon.locate.git import git_env
+
     try:
         return subprocess.run(["git", *args], cwd=cwd, env=git_env(), capture_output=True,
                               text=True, timeout=30)

@@ -43,11 +43,12 @@ def checkout(cwd: str | None = None):
 
 def lane(cwd: str | None = None):
     """The lane of the repository containing ``cwd`` (default: cwd), for verbs that do
-    not need the checkout's path (one ``git`` run instead of two)."""
-    from abcd_daemon.locate.git import root_sha
+    not need the checkout's path: HEAD's root commit, remembered per commit, so most
+    calls run no ``git`` at all (:mod:`abcd_daemon.locate.root_cache`)."""
+    from abcd_daemon.locate.root_cache import lane_root
     from abcd_daemon.store.lane import Lane
 
-    return Lane(home(), root_sha(cwd or os.getcwd()))
+    return Lane(home(), lane_root(cwd or os.getcwd()))
 
 
 def now_ns() -> int:

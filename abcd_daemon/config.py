@@ -78,6 +78,16 @@ class Config:
     #: bounds the disk a noisy failure can take to 20 MiB.
     log_max_bytes: int = 5 * MIB
     log_backups: int = 3
+    #: Caps that fit real sessions (issue 16): main transcripts of 100-800 MB, single
+    #: lines of ~60 MB (a pasted file), multi-GB compaction agents. A transcript with
+    #: a line over ``max_line_bytes`` or a size over ``max_transcript_bytes`` is
+    #: refused whole, never truncated, and kept (spool/failed or staging) for
+    #: ``abcd history retry`` once the cap is raised. Capture's memory is bounded by
+    #: the longest line plus ``capture_chunk_bytes`` (lines are redacted in batches
+    #: of at most that many bytes, a longer line alone), not by the file.
+    max_line_bytes: int = 256 * MIB
+    max_transcript_bytes: int = 8 * 1024 * MIB
+    capture_chunk_bytes: int = 4 * MIB
 
     def scan_deadline(self, nbytes: int) -> float:
         return self.scan_deadline_floor_s + self.scan_deadline_per_mib_s * nbytes / MIB
@@ -100,6 +110,9 @@ _INT_KEYS = {
     "redaction_workers": (1, 16),
     "log_max_bytes": (4 * 1024, 1 << 30),
     "log_backups": (1, 20),
+    "max_line_bytes": (4 * 1024, 1 << 40),
+    "max_transcript_bytes": (4 * 1024, 1 << 44),
+    "capture_chunk_bytes": (64 * 1024, 1 << 30),
 }
 
 

@@ -18,7 +18,7 @@ Layout (DESIGN §2)::
       daemon.log[.1 .2 .3]          the log of a daemon `abcd daemon start` started (rotated)
       daemon.stderr                 that daemon's stderr: its refusal at start, if any
       transcripts/<root-sha>/       one lane per repository
-        records/ staging/ quarantine/ sessions/ subagent-payload-gap.json
+        records/ staging/ quarantine/ sessions/ empty-mains/ subagent-payload-gap.json
 
 The socket is ``$ABCD_SOCKET``, else ``$XDG_RUNTIME_DIR/abcd/daemon.sock``, else
 ``ABCD_HOME/run/daemon.sock`` (machines without a runtime dir, e.g. macOS, CI);
@@ -44,6 +44,7 @@ RECORDS = "records"
 STAGING = "staging"
 QUARANTINE = "quarantine"
 SESSIONS = "sessions"
+EMPTY_MAINS = "empty-mains"
 GAP_MARKER = "subagent-payload-gap.json"
 LANE_DIRS = (RECORDS, STAGING, QUARANTINE, SESSIONS)
 

@@ -23,19 +23,18 @@ from ..errors import ReadRefused
 _FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
 
-def read_guarded(
-    path, cap: int, *, what: str = "file", allow_empty: bool = True, head: int = 0,
+def open_guarded(
+    path, cap: int, *, what: str = "file", allow_empty: bool = True,
     owner: int | None = None, dir_fd: int | None = None, shown=None,
-) -> bytes:
-    """Return the whole content of the regular file at ``path``.
+) -> tuple[int, int]:
+    """Open the regular file at ``path`` for reading under the same checks as
+    :func:`read_guarded`; return ``(fd, size)``. The caller owns (and closes) ``fd``.
 
-    Raises :class:`ReadRefused` (``reason``: ``missing``, ``not-regular``, ``too-big``,
-    ``empty``, ``foreign-owner`` or ``unreadable``) with a message naming ``what``, the
-    path and, for a non-regular file, what it is. Never returns a truncated file, never
-    blocks on a FIFO, never follows a symlinked leaf.
-    With ``head > 0`` only the first ``head`` bytes are returned (the cap still applies
-    to the file's size): listings read frontmatter without reading bodies.
-    """
+    Checks made here (before a byte is read): no symlinked leaf, a regular file, the
+    owner when ``owner`` is given, ``size <= cap``, and non-empty unless
+    ``allow_empty``. A file growing past ``cap`` while it is read is the reader's to
+    refuse (:func:`read_guarded` and the streaming readers read at most ``cap + 1``).
+    Raises :class:`ReadRefused` as :func:`read_guarded` does."""
     if shown is None:
         shown = path
     try:
@@ -58,6 +57,32 @@ def read_guarded(
                 f"{owner}); refusing to read another user's file", reason="foreign-owner")
         if st.st_size > cap:
             raise _too_big(shown, what, cap)
+        if st.st_size == 0 and not allow_empty:
+            raise ReadRefused(f"{what} {str(shown)!r} is empty", reason="empty")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st.st_size
+
+
+def read_guarded(
+    path, cap: int, *, what: str = "file", allow_empty: bool = True, head: int = 0,
+    owner: int | None = None, dir_fd: int | None = None, shown=None,
+) -> bytes:
+    """Return the whole content of the regular file at ``path``.
+
+    Raises :class:`ReadRefused` (``reason``: ``missing``, ``not-regular``, ``too-big``,
+    ``empty``, ``foreign-owner`` or ``unreadable``) with a message naming ``what``, the
+    path and, for a non-regular file, what it is. Never returns a truncated file, never
+    blocks on a FIFO, never follows a symlinked leaf.
+
+    With ``head > 0`` only the first ``head`` bytes are returned (the cap still applies
+    to the file's size): listings read frontmatter without reading bodies.
+    """
+    if shown is None:
+        shown = path
+    fd, _ = open_guarded(path, cap, what=what, owner=owner, dir_fd=dir_fd, shown=shown)
+    try:
         # The file is regular, so clear O_NONBLOCK's effect on nothing; read to cap + 1.
         chunks = []
         remaining = min(head, cap) if head > 0 else cap + 1

@@ -9,7 +9,10 @@
 - Which lanes know a session: its note (``sessions/<id>``), a record, or a staged entry.
 - The lineage a hook gave each (session, agent), from its staged sidecar or its record:
   a transcript re-staged by ingest or the watcher (it grew after SubagentStop fired)
-  keeps what the payload said instead of falling back to what the file says.
+  keeps what the payload said instead of falling back to what the file says. (This
+  view can be stale by the time ingest stages — a payload's stage may land between —
+  so staging and capture apply the same rule again under their locks:
+  :mod:`abcd_daemon.store.lineage`.)
 Every lane is read with the store's own reading functions; nothing here writes.
 
 For one file (the watcher), :meth:`CorpusIndex.load` can be narrowed to a few sessions:
@@ -29,6 +32,7 @@ from ..limits import TRANSCRIPT_CAP
 from ..paths import Home
 from ..queue.staged import describe, raw_names
 from ..store.lane import Lane, list_lanes
+from ..store.lineage import record_lineage
 from ..store.meta import HOOK, CaptureMeta
 from ..store.record import Record
 from ..store.records import list_records, read_header
@@ -49,11 +53,6 @@ def _records(lane: Lane, sessions: frozenset[str] | None) -> list[Record]:
             except (OSError, AbcdError):
                 continue
     return out
-
-
-def _meta_of(record: Record) -> CaptureMeta:
-    """The lineage a record was captured with (its fields are named as CaptureMeta's)."""
-    return CaptureMeta(**{f: getattr(record, f) for f in CaptureMeta.__struct_fields__})
 
 
 def _notes(directory) -> list[str]:
@@ -89,7 +88,7 @@ class CorpusIndex:
             for record in _records(lane, sessions):
                 index.add_record(sha, record.session_id, record.agent_id, record.source_sha256)
                 if record.lineage_source == HOOK:
-                    index.add_hook_lineage(_meta_of(record), replace=False)
+                    index.add_hook_lineage(record_lineage(record), replace=False)
             for name in raw_names(lane.staging):
                 entry, sidecar = describe(lane, name, now_ns=now_ns, ttl_s=ttl_s)
                 if not entry.error:

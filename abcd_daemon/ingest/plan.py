@@ -3,7 +3,10 @@ written here (ownership and the corpus come in as an index and a callable).
 
 Per transcript, in order (the first rule that answers decides):
 
-1. Empty → counted, not listed. No line names a session → ``not-a-transcript``.
+1. Empty → counted, not listed; an empty main file whose lane is known — a sub-agent of
+   its session filed in this run, else the one lane that knows the session — is planned
+   as an empty-main marker (so reconstruct says EMPTY, not ABSENT). No line names a
+   session → ``not-a-transcript``.
 2. Identity: a main thread's session is its file name (a resumed session may carry
    older sessions' lines); a sub-agent's agent id is its file name, and its lines may
    name no other agent (``ambiguous-agent-id``); an older-layout sub-agent's session is
@@ -77,6 +80,9 @@ class Plan(msgspec.Struct, kw_only=True):
     actions: list[Action]
     present: list[Owned]
     report: IngestReport
+    #: (root_sha, session_id) of each empty main file whose lane is known: the caller
+    #: writes the lane's empty-main marker (:mod:`~abcd_daemon.store.empty_mains`).
+    empty_mains: list[tuple[str, str]] = []
 
 
 def sidechain_identity(found: Found, facts: Facts) -> tuple[str, str] | None:
@@ -152,10 +158,13 @@ def plan_ingest(candidates: list[Candidate], *, index: CorpusIndex,
     ``--into`` lane. Fills ``report``'s counts and lists; returns the plan."""
     chosen: dict[tuple[str, str, str], list[Action]] = {}
     present: list[Owned] = []
+    empty: list[str] = []
     for cand in candidates:
         found, facts = cand.found, cand.facts
         if facts.size == 0:
             report.empty += 1
+            if found.is_main and is_valid_id(found.session_id):
+                empty.append(found.session_id)
             continue
         who = identify(found, facts)
         if isinstance(who, Listed):
@@ -206,4 +215,21 @@ def plan_ingest(candidates: list[Candidate], *, index: CorpusIndex,
                            "in this run; it is staged first, ingest again after the drain"))
     actions.sort(key=lambda a: (bool(a.meta.agent_id), a.path))
     report.present += len(present)
-    return Plan(actions=actions, present=present, report=report)
+    return Plan(actions=actions, present=present, report=report,
+                empty_mains=_empty_main_lanes(empty, actions, index))
+
+
+def _empty_main_lanes(sessions: list[str], actions: list[Action],
+                      index: CorpusIndex) -> list[tuple[str, str]]:
+    """Where each empty main file's marker goes: the lane this run files its session's
+    sub-agents in, else the one lane that already knows the session; none when two
+    lanes could claim it (never guessed) or none does."""
+    filed: dict[str, set[str]] = {}
+    for a in actions:
+        filed.setdefault(a.meta.session_id, set()).add(a.root_sha)
+    out = []
+    for session in dict.fromkeys(sessions):
+        lanes = filed.get(session) or set(index.lanes_knowing(session))
+        if len(lanes) == 1:
+            out.append((next(iter(lanes)), session))
+    return out

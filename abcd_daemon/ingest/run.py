@@ -29,11 +29,13 @@ import re
 from typing import Callable, Iterable
 
 from ..config import Config
-from ..errors import InputError, ReadRefused
+from ..errors import AbcdError, InputError, ReadRefused
 from ..fsio.guarded import read_guarded
 from ..intake.harness import read_lineage
 from ..limits import TRANSCRIPT_CAP
 from ..paths import Home
+from ..store.empty_mains import note_empty_main
+from ..store.lane import Lane
 from ..store.record import parse_rfc3339_ns
 from .corpus import CorpusIndex
 from .facts import Facts, facts_of
@@ -171,7 +173,8 @@ def _run(home: Home, found: list[Found], report: IngestReport, *, config: Config
         reader = _Reader(git)
         candidates = reader.read(found, report, progress)
         sessions = frozenset(who[0] for c in candidates
-                             if isinstance(who := identify(c.found, c.facts), tuple))
+                             if isinstance(who := identify(c.found, c.facts), tuple)) | {
+            c.found.session_id for c in candidates if c.found.is_main and not c.facts.size}
         index = reader.index = CorpusIndex.load(home, now_ns=now_ns, ttl_s=config.staged_ttl_s,
                                                 sessions=sessions)
     else:
@@ -187,6 +190,13 @@ def _run(home: Home, found: list[Found], report: IngestReport, *, config: Config
         owned += [owned_by(a, present=False) for a in plan.actions]
     else:
         execute(home, plan.actions, report, owned, config=config, now_ns=now_ns, progress=progress)
+        for root_sha, session_id in plan.empty_mains:
+            try:
+                note_empty_main(Lane(home, root_sha), session_id, now_ns=now_ns)
+            except (AbcdError, OSError) as exc:  # a marker only refines a report
+                report.warnings.append(Listed(path="", reason="empty-main", session_id=session_id,
+                                              root_sha=root_sha,
+                                              detail=f"could not record the empty main file ({exc})"))
     report.repositories = summarise(owned, report)
     if outcomes is not None:
         outcomes.update(file_outcomes(report, owned, [(f.path, f.size) for f in found],

@@ -9,6 +9,8 @@ Outcomes (``IntakeOutcome.status``):
   nothing, and the watch covers its session anyway;
 - ``gap`` — a SubagentStop without ``agent_transcript_path``: the lane's gap marker is
   updated and nothing is staged (there is nothing to stage);
+- ``empty`` — a SessionEnd whose main transcript is zero bytes: the lane's empty-main
+  marker is written (:mod:`~abcd_daemon.store.empty_mains`) and nothing is staged;
 - ``dropped`` — a payload of an event abcd does not handle (the shim spools whatever it
   is wired to): removed, counted in the daemon's status, never "failed";
 - ``failed`` — unusable (bad payload, unreadable transcript, no lane): moved to
@@ -39,17 +41,19 @@ import os
 import time
 from typing import Callable
 
-import msgspec
 
 from ..config import Config
 from ..errors import AbcdError, InputError, ReadRefused, RetryableError, StorePathError
 from ..limits import STDIN_DEADLINE_S
 from ..locate.notes import note_gap
-from ..paths import Home
-from ..queue.stage import stage
+from ..paths import STAGING, Home
+from ..queue.stage import stage_file
 from ..shim import EVENTS, LIVE_EVENTS
+from ..store.chunks import OverCap
+from ..store.empty_mains import note_empty_main
 from ..store.meta import HOOK, CaptureMeta
-from .harness import read_lineage, read_settled, require_jsonl
+from .copy import copy_settled
+from .harness import read_lineage
 from .outcome import IntakeOutcome
 from .payload import parse_payload
 from .reasons import Scrubber, describe
@@ -182,14 +186,32 @@ def _take_item(home: Home, new_fd: int, path: str, item, *, resolver: LaneResolv
     except InputError as exc:
         return fail(str(exc))
     try:
-        raw, settled = read_settled(transcript, timeout_s=config.settle_timeout_s,
-                                    poll_s=config.settle_poll_s, sleep=sleep)
-    except ReadRefused as exc:
+        res.lane.ensure(STAGING)
+        tmp, size, settled = copy_settled(
+            transcript, res.lane.staging, max_bytes=config.max_transcript_bytes,
+            line_cap=config.max_line_bytes, timeout_s=config.settle_timeout_s,
+            poll_s=config.settle_poll_s, sleep=sleep)
+    except (ReadRefused, OverCap, InputError) as exc:
+        if (isinstance(exc, ReadRefused) and exc.reason == "empty"
+                and header.event == "session-end"):
+            return _empty_main(out, res.lane, payload.session_id, now_ns=now_ns, done=done)
         return fail(str(exc))
+    except (RetryableError, StorePathError, OSError) as exc:
+        out.status, out.message = "retry", f"staging failed ({exc}); will retry"
+        return out
     try:
-        require_jsonl(raw, "the payload's transcript")
-    except InputError as exc:
-        return fail(str(exc))
+        return _stage_copy(out, tmp, size, settled, header, payload, res, transcript,
+                           config=config, now_ns=now_ns, fail=fail, done=done)
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _stage_copy(out, tmp: str, size: int, settled: bool, header, payload, res, transcript: str,
+                *, config: Config, now_ns: int, fail, done) -> IntakeOutcome:
+    """Stage the settled copy ``tmp`` (removed by the caller if staging left it)."""
     if not settled:
         out.warnings.append("the transcript's last line was still incomplete after waiting; "
                             "staged what is on disk, which may be short")
@@ -208,14 +230,32 @@ def _take_item(home: Home, new_fd: int, path: str, item, *, resolver: LaneResolv
     else:
         meta = CaptureMeta(session_id=payload.session_id, lineage_source=HOOK)
     try:
-        result = stage(res.lane, raw, meta, config=config, now_ns=now_ns, source_path=transcript,
-                       repo_root=res.repo_root, unsettled=not settled)
+        result = stage_file(res.lane, tmp, size, meta, config=config, now_ns=now_ns,
+                            source_path=transcript, repo_root=res.repo_root,
+                            unsettled=not settled)
     except InputError as exc:
         return fail(str(exc))
     except (RetryableError, StorePathError, OSError) as exc:
         out.status, out.message = "retry", f"staging failed ({exc}); will retry"
         return out
-    out.bytes = len(raw)
+    out.bytes = size
     out.status = "already-staged" if not result.wrote else ("restaged" if result.replaced else "staged")
+    done()
+    return out
+
+
+def _empty_main(out: IntakeOutcome, lane, session_id: str, *, now_ns: int,
+                done: Callable[[], None]) -> IntakeOutcome:
+    """A SessionEnd whose main transcript is zero bytes: nothing to stage, and not a
+    failure (there is nothing the user could fix). The lane is told, so reconstruct
+    says the main thread was EMPTY rather than ABSENT; the payload is removed."""
+    try:
+        note_empty_main(lane, session_id, now_ns=now_ns)
+    except (OSError, AbcdError) as exc:
+        out.status, out.message = "retry", f"could not record the empty main thread ({exc})"
+        return out
+    out.status = "empty"
+    out.message = ("the session's main transcript is empty (zero bytes): nothing to stage; "
+                   "reconstruct reports its main thread as EMPTY")
     done()
     return out

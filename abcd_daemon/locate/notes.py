@@ -26,18 +26,11 @@ from ..limits import SIDECAR_CAP
 from ..paths import SESSIONS, Home
 from ..store.lane import Lane, list_lanes
 from ..store.record import format_rfc3339_ns
+from .gap import GapMarker
 
 
 class AmbiguousSession(AbcdError):
     """Two or more lanes claim one session."""
-
-
-class GapMarker(msgspec.Struct, kw_only=True):
-    schema: int = 1
-    first_seen: str = ""
-    last_seen: str = ""
-    count: int = 0
-    event: str = ""
 
 
 def note_session(lane: Lane, session_id: str, *, now_ns: int, ttl_s: float) -> None:

@@ -2,10 +2,12 @@
 
 Per entry (reference §4.3-4.4, DESIGN §3.3):
 1. re-describe it (the sidecar is read at drain time, not plan time);
-2. read the staged bytes (guarded);
+2. open the staged file (guarded); nothing is read into memory whole — capture
+   streams it (``store.capture.capture_file``), so a transcript of any size under the
+   configured caps drains in bounded memory;
 3. if the recorded source still exists, is strictly longer, and starts with the staged
-   bytes, capture the longer bytes instead (counted as ``extended``: the hook fired
-   before the harness flushed the transcript's end);
+   bytes (compared block by block), capture its first ``size`` bytes instead (counted
+   as ``extended``: the hook fired before the harness flushed the transcript's end);
 4. capture; a permanent refusal quarantines the entry with the reason, any other
    failure leaves it staged (retryable);
 5. on success remove the staged file and its sidecar — only if it still holds exactly
@@ -25,9 +27,9 @@ import msgspec
 from ..config import Config, DrainBudget
 from ..errors import AbcdError, PermanentError
 from ..fsio.atomic import fsync_dir
-from ..fsio.guarded import read_guarded
-from ..limits import TRANSCRIPT_CAP
-from ..store.capture import capture
+from ..fsio.guarded import open_guarded
+from ..store.capture import capture_file
+from ..store.chunks import same_prefix
 from ..store.lane import Lane
 from ..store.meta import CaptureMeta
 from ..store.record import Record
@@ -54,19 +56,28 @@ def broken_outcome(entry: StagedEntry) -> EntryOutcome:
     return _failure(entry, entry.error)
 
 
-def _source_extension(sidecar, staged: bytes) -> bytes | None:
+def _source_extension(sidecar, staged_path, staged_len: int, config: Config) -> int | None:
+    """The length of the recorded source when it is strictly longer than the staged
+    copy and starts with it (block by block), else None. Never raises."""
     if sidecar is None or not sidecar.source_path:
         return None
     try:
-        if os.stat(sidecar.source_path).st_size <= len(staged):
-            return None  # not longer: nothing to read
-        source = read_guarded(sidecar.source_path, TRANSCRIPT_CAP, what="source transcript",
-                              owner=os.geteuid())  # as intake: never another user's file
-    except (AbcdError, OSError):
+        fd, size = open_guarded(sidecar.source_path, config.max_transcript_bytes,
+                                what="source transcript", owner=os.geteuid())
+    except (AbcdError, OSError):  # as intake: never another user's file; over the cap
         return None
-    if len(source) > len(staged) and source.startswith(staged):
-        return source
-    return None
+    try:
+        if size <= staged_len:
+            return None  # not longer: nothing to read
+        with os.fdopen(fd, "rb", buffering=1 << 20) as source, \
+                open(staged_path, "rb", buffering=1 << 20) as staged:
+            fd = -1
+            return size if same_prefix(source, staged, staged_len) else None
+    except OSError:
+        return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def _remove_staged(lane: Lane, entry: StagedEntry, identity, config: Config) -> bool:
@@ -94,19 +105,27 @@ def drain_entry(lane: Lane, name: str, *, scanners, config: Config, now_ns: int,
         return broken_outcome(entry)
     identity = file_identity(entry.path)
     try:
-        staged = read_guarded(entry.path, TRANSCRIPT_CAP, what="staged transcript",
-                              allow_empty=False)
+        fd, staged_len = open_guarded(entry.path, config.max_transcript_bytes,
+                                      what="staged transcript", allow_empty=False)
+        os.close(fd)
     except AbcdError as exc:
         if getattr(exc, "reason", "") == "missing":
             return EntryOutcome(status="gone")
+        if getattr(exc, "reason", "") == "too-big":
+            return _failure(entry, f"{exc}; it stays staged — raise max_transcript_bytes "
+                            "in config.toml to store it")
         return _failure(entry, f"cannot read staged transcript: {exc}")
-    longer = _source_extension(sidecar, staged)
-    data = longer if longer is not None else staged
+    longer = _source_extension(sidecar, entry.path, staged_len, config)
     meta = sidecar.meta() if sidecar is not None else CaptureMeta(session_id=entry.session_id)
     repo_root = sidecar.repo_root if sidecar is not None else ""
     try:
-        result = capture(lane, data, meta, scanner=scanners.get(repo_root), config=config,
-                         now_ns=now_ns, clock=clock)
+        if longer is not None:
+            result = capture_file(lane, sidecar.source_path, meta, scanner=scanners.get(repo_root),
+                                  config=config, now_ns=now_ns, clock=clock, length=longer,
+                                  what="source transcript", owner=os.geteuid())
+        else:
+            result = capture_file(lane, entry.path, meta, scanner=scanners.get(repo_root),
+                                  config=config, now_ns=now_ns, clock=clock)
     except PermanentError as exc:
         try:
             qpath = quarantine(lane, entry, identity, str(exc), config=config, now_ns=now_ns)
@@ -126,7 +145,7 @@ def drain_entry(lane: Lane, name: str, *, scanners, config: Config, now_ns: int,
         status="stored" if result.wrote else "already-stored",
         record=result.record,
         extended=longer is not None,
-        bytes=len(data),
+        bytes=longer if longer is not None else staged_len,
     )
 
 

@@ -15,8 +15,6 @@ from __future__ import annotations
 import os
 import stat
 
-import msgspec
-
 from ..errors import AbcdError
 from ..fsio.guarded import read_guarded
 from ..ids import is_valid_id
@@ -33,51 +31,7 @@ from .sidecar import (
     legacy_session_id,
     stem_of,
 )
-
-
-class StagedEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One staged transcript as listed. ``error`` non-empty means: never drained."""
-
-    root_sha: str
-    name: str
-    path: str
-    bytes: int
-    session_id: str = ""
-    agent_id: str = ""
-    agent_type: str = ""
-    parent_agent_id: str = ""
-    spawn_depth: int = 0
-    spawn_attribution: str = ""
-    lineage_source: str = ""
-    source_path: str = ""
-    sidecar_path: str = ""
-    staged_at: str = ""
-    staged_ns: int = 0
-    overdue: bool = False
-    legacy: bool = False
-    unsettled: bool = False
-    error: str = ""
-
-    @property
-    def is_main_thread(self) -> bool:
-        return not self.agent_id
-
-    @property
-    def key(self) -> str:
-        return self.agent_id or self.session_id
-
-
-class QuarantinedEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
-    root_sha: str
-    name: str
-    path: str
-    bytes: int
-    session_id: str = ""
-    agent_id: str = ""
-    reason: str = ""
-    reason_path: str = ""
-    quarantined_at: str = ""
-    error: str = ""
+from .entries import QuarantinedEntry, StagedEntry
 
 
 def read_sidecar(path) -> StageSidecar:

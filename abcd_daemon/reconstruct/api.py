@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..errors import AbcdError, NotFoundError
 from ..ids import check_root_sha
 from ..store.lane import Lane
+from ..store.empty_mains import main_was_empty
 from ..store.record import Record
 from ..store.records import list_for_session, read_body
 from .compaction import link_compactions
@@ -37,8 +38,11 @@ def telemetry_name(session_id: str) -> str:
 
 
 def reconstruct_records(root_sha: str, loaded: list[tuple[Record, bytes | Exception]],
-                        opts: ReconstructOptions, *, now_ns: int) -> Reconstruction:
-    """Reconstruct one session from its loaded records.
+                        opts: ReconstructOptions, *, now_ns: int,
+                        empty_main: bool = False) -> Reconstruction:
+    """Reconstruct one session from its loaded records. ``empty_main``: the harness's
+    main file was seen zero bytes (:mod:`~abcd_daemon.store.empty_mains`), so a missing
+    main-thread record is reported as EMPTY rather than ABSENT.
 
     Returns the :class:`~.schema.Reconstruction`. Raises
     :class:`~abcd_daemon.errors.InputError` for a malformed root SHA and
@@ -51,6 +55,12 @@ def reconstruct_records(root_sha: str, loaded: list[tuple[Record, bytes | Except
     session_id = opts.session_id
     threads, dropped = select(session_id, loaded)
     if not threads:  # no record at all (of this session)
+        if empty_main:
+            raise NotFoundError(
+                f'session "{session_id}" has no records under {root_sha}: its main transcript '
+                "was empty (zero bytes) when abcd saw it and it spawned no stored sub-agent",
+                hint="there is nothing to reconstruct; `abcd history list` shows the sessions "
+                     "stored here")
         raise NotFoundError(f'no records for session "{session_id}" under {root_sha}',
                             hint="`abcd history list` shows the sessions stored here")
     for thread in threads:
@@ -62,7 +72,8 @@ def reconstruct_records(root_sha: str, loaded: list[tuple[Record, bytes | Except
     link_compactions(order, placements, indexes)
     missing = missing_agents(threads, order, placements, indexes)
     telemetry = measure(session_id, root_sha, opts.mode, now_ns, threads, order,
-                        placements, dropped, records_found=len(loaded), missing=missing)
+                        placements, dropped, records_found=len(loaded), missing=missing,
+                        empty_main=empty_main)
     document = Document(telemetry, threads, order, placements,
                         max_block_bytes=opts.max_block_bytes)
     artefact = document.render().encode("utf-8", "replace")
@@ -84,4 +95,5 @@ def reconstruct(lane: Lane, opts: ReconstructOptions, *, now_ns: int) -> Reconst
             loaded.append((record, read_body(lane, record)))
         except (AbcdError, OSError) as exc:  # ReadRefused, RecordFormatError, EIO…
             loaded.append((record, exc))
-    return reconstruct_records(lane.root_sha, loaded, opts, now_ns=now_ns)
+    return reconstruct_records(lane.root_sha, loaded, opts, now_ns=now_ns,
+                               empty_main=main_was_empty(lane, opts.session_id))

@@ -48,10 +48,16 @@ The structures this document asserts are: `## Completeness`, `## Agent timeline`
 """
 
 NO_MAIN_THREAD = (
-    "No main-thread record for this session is stored (an empty main file is never "
-    "stored, so a session whose main file the harness left empty reads this way too). "
+    "No main-thread record for this session is stored, and abcd never saw its main file "
+    "empty: the main thread was not captured. "
     "The sections below are the sub-agent transcripts that survived; nothing in this "
     "document can say where any of them was spawned by the main thread.\n\n")
+
+EMPTY_MAIN_THREAD = (
+    "The harness's main transcript file for this session was empty (zero bytes) when "
+    "abcd saw it, so there was nothing to store: the main thread is EMPTY, not lost. "
+    "The sections below are the sub-agent transcripts; nothing in this document can say "
+    "where any of them was spawned by the main thread.\n\n")
 
 
 class Document:
@@ -104,7 +110,8 @@ class Document:
         compactions = compaction_markers(self.placements)
         parts.append("## Main thread\n\n")
         if self.main is None:
-            parts.append(NO_MAIN_THREAD)
+            parts.append(EMPTY_MAIN_THREAD if self.t.completeness.main_thread_empty
+                         else NO_MAIN_THREAD)
         else:
             parts.append(f"- record: {code(self.main.record.name)}\n\n")
             self._thread_body(writer, self.main, host_markers.get("", {}),

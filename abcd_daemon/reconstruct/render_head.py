@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 def _main_state(doc: "Document") -> str:
     c = doc.t.completeness
     if not c.main_thread_present:
-        return "ABSENT"
+        return ("EMPTY (the harness's main file was zero bytes when abcd saw it; no record)"
+                if c.main_thread_empty else "ABSENT")
     if c.main_thread_empty:
         return "present, EMPTY (its record holds no transcript lines)"
     return "present"

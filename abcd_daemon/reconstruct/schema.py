@@ -127,6 +127,8 @@ class Completeness(msgspec.Struct, kw_only=True, omit_defaults=True):
     """What this reconstruction knows it does not know."""
 
     main_thread_present: bool
+    #: The main thread holds no transcript lines: its record parses to none, or (with
+    #: ``main_thread_present`` false) the harness's main file was seen zero bytes.
     main_thread_empty: bool = False
     records_found: int
     records_used: int

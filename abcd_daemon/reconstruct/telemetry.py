@@ -188,9 +188,12 @@ def _concurrency(agents: list[AgentTelemetry]) -> None:
 def measure(session_id: str, root_sha: str, mode: str, now_ns: int, threads: list[Thread],
             order: list[Thread], placements: dict[str, Placement],
             dropped: list[DroppedRecord], records_found: int,
-            missing: list[MissingAgent] | None = None) -> Telemetry:
+            missing: list[MissingAgent] | None = None,
+            empty_main: bool = False) -> Telemetry:
     """The telemetry of a session; ``order`` is the sub-agents in section order,
-    ``missing`` the spawned sub-agents with no stored transcript (:mod:`.spawns`).
+    ``missing`` the spawned sub-agents with no stored transcript (:mod:`.spawns`),
+    ``empty_main`` whether the harness's main file was seen zero bytes (only consulted
+    when no main-thread record is stored).
     Agents are listed main thread first, then in section order."""
     claims = _Claims()
     main = [t for t in threads if t.is_main]
@@ -216,8 +219,9 @@ def measure(session_id: str, root_sha: str, mode: str, now_ns: int, threads: lis
               for r in subs]
     c = Completeness(
         main_thread_present=bool(main),
-        main_thread_empty=bool(main) and not main[0].error and (
-            main[0].transcript is None or main[0].transcript.lines == 0),
+        main_thread_empty=(bool(main) and not main[0].error and (
+            main[0].transcript is None or main[0].transcript.lines == 0))
+        or (not main and empty_main),
         records_found=records_found,
         records_used=len(threads), dropped_records=dropped, agents_total=len(threads),
         agents_unattributed=sum(r.spawn_attribution in ("", "unattributed") for r in subs),

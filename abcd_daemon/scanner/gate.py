@@ -28,9 +28,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 
-from .. import safedir
+from ..fsio.cache_file import read_cached, write_cached
 from collections.abc import Collection, Sequence
 
 try:
@@ -333,26 +332,13 @@ def _compile(raw: list[bytes], ids: list[int]):
 
 
 def _load(cache_dir: str, name: str):
-    """The cached database ``name``, or None. The directory is verified like every
-    directory abcd uses (``safedir``: ours, not writable by others, no symlink), and
-    the file must be ours and owner-only; anything else is ignored and rebuilt."""
-    try:
-        dir_fd = safedir.open_chain(cache_dir)
-    except OSError:
+    """The cached database ``name``, or None. Only a file :func:`read_cached` trusts
+    (our own, owner-only, in a verified directory) is loaded; anything else is ignored
+    and rebuilt."""
+    data = read_cached(cache_dir, name, 64 << 20)
+    if data is None:
         return None
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
-    except OSError:
-        return None
-    finally:
-        os.close(dir_fd)
-    try:
-        st = os.fstat(fd)
-        if st.st_uid != os.geteuid() or st.st_mode & 0o077 or st.st_size > 64 << 20:
-            return None
-        with os.fdopen(fd, "rb") as f:
-            fd = -1
-            data = f.read()
         head, _, blob = data.partition(b"\n")
         ungated = tuple(int(x) for x in head.split(b",") if x)
         db = hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
@@ -360,29 +346,9 @@ def _load(cache_dir: str, name: str):
         return db, ungated
     except Exception:
         return None
-    finally:
-        if fd >= 0:
-            os.close(fd)
 
 
 def _store(cache_dir: str, name: str, blob: bytes) -> None:
-    """Best effort, inside the verified (or newly made, 0700) directory: a temp file,
-    then a rename. A cache that cannot be written is rebuilt next time."""
-    try:
-        dir_fd = safedir.open_chain(cache_dir, create=True)
-    except OSError:
-        return
-    tmp = f".{name}.{os.getpid()}.tmp"
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
-                     dir_fd=dir_fd)
-        with os.fdopen(fd, "wb") as f:
-            f.write(blob)
-        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except OSError:
-        try:
-            os.unlink(tmp, dir_fd=dir_fd)
-        except OSError:
-            pass
-    finally:
-        os.close(dir_fd)
+    """Best effort (:func:`write_cached`): a cache that cannot be written is rebuilt
+    next time."""
+    write_cached(cache_dir, name, blob)

@@ -77,8 +77,11 @@ class Daemon:
         self.scanners = ScannerPool(config)
         self.resolver = LaneResolver(home, config)
         self.drain_lock = threading.Lock()
-        #: Serialises intake's takers: the loop and `abcd history retry`.
-        self.intake_lock = threading.Lock()
+        #: Serialises intake's takers: the loop and `abcd history retry`. Re-entrant: a
+        #: retry holds it from moving its payloads back into spool/new until each is
+        #: taken (take_now takes it again), so the loop never takes a retried payload
+        #: from under it and the retry never reports "gone" for what the loop staged.
+        self.intake_lock = threading.RLock()
         self.redaction_limiter = trio.CapacityLimiter(config.redaction_workers)
         self.io_limiter = trio.CapacityLimiter(4)
         self.intake_wake = trio.Event()
@@ -104,6 +107,7 @@ class Daemon:
         self.index = IndexKeeper(home)
         self.handlers = Handlers(home, config, self.scanners, drain_lock=self.drain_lock,
                                  status=self.snapshot, take_one=lambda path: take_now(self, path),
+                                 intake_lock=self.intake_lock,
                                  missing=self.follower.survey, index=self.index)
         #: Every spool intake sweeps (the home's, then the shim's fallbacks).
         self.spools = spool_locations(home, self.env)

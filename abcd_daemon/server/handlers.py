@@ -48,7 +48,8 @@ class Handlers:
     """The daemon's request handlers; thread-safe (drains serialise on ``drain_lock``)."""
 
     def __init__(self, home: Home, config: Config, scanners, *, drain_lock: threading.Lock,
-                 status=None, take_one=None, missing=None, index=None) -> None:
+                 status=None, take_one=None, missing=None,
+                 intake_lock: threading.RLock | None = None, index=None) -> None:
         self.home = home
         self.config = config
         self.scanners = scanners
@@ -56,6 +57,7 @@ class Handlers:
         self.status = status
         #: intake's take of one spooled file (the daemon's, serialised with its loop)
         self.take_one = take_one
+        self.intake_lock = intake_lock if intake_lock is not None else threading.RLock()
         self.missing = missing
         #: the daemon's :class:`~abcd_daemon.index.keeper.IndexKeeper`
         self.index = index
@@ -114,8 +116,10 @@ class Handlers:
                                              config=self.config, now_ns=time.time_ns()))
 
     def _RetryRequest(self, req):
-        return m.RetryReply(outcomes=retry_failed(self.home, req.keys, everything=req.everything,
-                                                  take_one=self.take_one))
+        with self.intake_lock:  # moved back and taken as one step (see retry_failed)
+            outcomes = retry_failed(self.home, req.keys, everything=req.everything,
+                                    take_one=self.take_one)
+        return m.RetryReply(outcomes=outcomes)
 
     def _DiscardFailedRequest(self, req):
         return m.DiscardFailedReply(result=discard_failed(self.home, req.key))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..fsio.dirs import ensure_chain
 from ..ids import ROOT_SHA_RE, check_root_sha
-from ..paths import GAP_MARKER, QUARANTINE, RECORDS, SESSIONS, STAGING, Home
+from ..paths import EMPTY_MAINS, GAP_MARKER, QUARANTINE, RECORDS, SESSIONS, STAGING, Home
 
 
 class Lane:
@@ -50,6 +50,10 @@ class Lane:
     @property
     def sessions(self) -> Path:
         return self.path / SESSIONS
+
+    @property
+    def empty_mains(self) -> Path:
+        return self.path / EMPTY_MAINS
 
     @property
     def gap_marker(self) -> Path:

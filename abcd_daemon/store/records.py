@@ -17,13 +17,18 @@ import stat
 import threading
 
 from ..errors import NotFoundError, ReadRefused
-from ..fsio.guarded import read_guarded
+from ..fsio.guarded import open_guarded, read_guarded
 from ..limits import TRANSCRIPT_CAP
 from .lane import Lane
 from .record import Record, RecordFormatError, parse_header, parse_record, split_record
 
 #: Frontmatter is tiny; a listing reads this much of each record, never its body.
 _HEAD = 16 << 10
+#: A listing's size check on a record file: it reads only the frontmatter, so any
+#: record a capture under any configured cap can write is listed (records of 1 GiB
+#: and more are real). A whole-body read (``read_body``) keeps its own cap;
+#: :func:`open_body` streams a body of any size.
+_LIST_CAP = 1 << 44
 
 
 def _newest_first(records: list[Record]) -> list[Record]:
@@ -33,7 +38,7 @@ def _newest_first(records: list[Record]) -> list[Record]:
 def read_header(path) -> Record:
     """The frontmatter of one record file. Raises ReadRefused or RecordFormatError."""
     size = os.stat(path, follow_symlinks=False).st_size
-    data = read_guarded(path, TRANSCRIPT_CAP + _HEAD, what="record", head=_HEAD)
+    data = read_guarded(path, _LIST_CAP, what="record", head=_HEAD)
     if len(data) == _HEAD and b"\n---\n" not in data:
         data = read_guarded(path, TRANSCRIPT_CAP + _HEAD, what="record")
     header, body_start = split_record(data)
@@ -94,6 +99,27 @@ def read_body(lane: Lane, record: Record) -> bytes:
     """The redacted body of ``record``. Raises ReadRefused or RecordFormatError."""
     data = read_guarded(lane.records / record.name, TRANSCRIPT_CAP + _HEAD, what="record")
     return parse_record(data, record.name)[1]
+
+
+def open_body(lane: Lane, record: Record):
+    """``(file, length)``: a binary file object positioned at the first byte of
+    ``record``'s body, and the body's length — for reading a record of any size in
+    bounded memory. The caller closes the file. Raises ReadRefused or
+    RecordFormatError, as :func:`read_body`."""
+    path = lane.records / record.name
+    fd, size = open_guarded(path, _LIST_CAP, what="record")
+    f = os.fdopen(fd, "rb", buffering=1 << 20)
+    try:
+        head = f.read(_HEAD)
+        end = head.find(b"\n---\n", len(b"---\n") - 1)
+        if not head.startswith(b"---\n") or end < 0:
+            raise RecordFormatError(f"record {record.name} has no frontmatter this reader can find")
+        start = end + len(b"\n---\n")
+        f.seek(start)
+    except BaseException:
+        f.close()
+        raise
+    return f, size - start
 
 
 def list_for_session(lane: Lane, session_id: str) -> list[Record]:

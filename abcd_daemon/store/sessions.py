@@ -21,29 +21,16 @@ from __future__ import annotations
 
 import re
 
-import msgspec
-
 from ..errors import AmbiguousId, NotFoundError
 from ..ids import PREFIX_MIN
 from .lane import Lane
 from .record import Record
 from .records import list_records, read_body, resolve
+from .session_ref import SessionRef
 
 #: How much of a main thread's body is read to find its first timestamp.
 _START_PEEK = 64 << 10
 _TIMESTAMP = re.compile(rb'"timestamp"\s*:\s*"([0-9T:.+Z-]{10,40})"')
-
-
-class SessionRef(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One stored session: where it is, what it is called, when it started."""
-
-    session_id: str
-    root_sha: str
-    repository: str = ""
-    started_at: str = ""
-    records: int = 0
-    #: ``captured_at`` of its newest record (what ``--since`` compares).
-    last_captured_at: str = ""
 
 
 def sessions_of(lane: Lane, records: list[Record] | None = None) -> dict[str, list[Record]]:

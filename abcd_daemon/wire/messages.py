@@ -14,12 +14,12 @@ import msgspec
 
 from ..index.values import Hit, Report
 from ..intake.outcome import FailedDiscard, FailedPayload, IntakeOutcome
-from ..locate.notes import GapMarker
+from ..locate.gap import GapMarker
 from ..queue.results import DiscardResult, DrainResult, LaneBacklog
-from ..queue.staged import QuarantinedEntry, StagedEntry
+from ..queue.entries import QuarantinedEntry, StagedEntry
 from ..status import DaemonStatus, MissingReport
 from ..store.record import Record
-from ..store.sessions import SessionRef
+from ..store.session_ref import SessionRef
 
 PROTOCOL_VERSION = 1
 #: No frame in either direction is larger; bodies stream in CHUNK-sized pieces.

@@ -44,7 +44,9 @@ class Served:
         self.home = Path(self.env["ABCD_HOME"])
         self.home.mkdir(parents=True)
         # Settle quickly: a transcript whose last line is not JSON is re-read for this long.
-        (self.home / "config.toml").write_text("settle_timeout_s = 0.2\n")
+        self.line_cap = 64 << 20
+        (self.home / "config.toml").write_text(
+            f"settle_timeout_s = 0.2\nmax_line_bytes = {self.line_cap}\n")
         self.repo = base / "repo"
         self.sha = make_repo(self.repo)
         self.lane = Lane(Home(self.home), self.sha)

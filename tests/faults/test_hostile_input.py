@@ -25,7 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from abcd_daemon.limits import PAYLOAD_CAP, TRANSCRIPT_CAP
+from abcd_daemon.config import Config
+from abcd_daemon.limits import PAYLOAD_CAP
 
 from ..daemon.procs import run_shim, wait_for
 from .served import GHP, RSS_BOUND, SESSION, line
@@ -68,11 +69,12 @@ def test_a_ten_gigabyte_sparse_transcript_is_refused_whole_without_being_read(se
     with open(sparse, "wb") as f:
         f.truncate(10 * 10**9)
     reason = served.refused("session-end", served.session_end(sparse))
-    assert f"is over the {TRANSCRIPT_CAP}-byte cap; refused whole, not truncated" in reason
+    cap = Config().max_transcript_bytes
+    assert f"over the {cap}-byte transcript cap (max_transcript_bytes); refused whole, not truncated" in reason
     served.still_serving()
 
 
-def test_a_transcript_that_is_one_200_megabyte_line_is_refused_without_being_read(served):
+def test_a_200_megabyte_line_over_the_line_cap_is_refused_whole_in_flat_memory(served):
     big = served.files / "one-line.jsonl"
     chunk = b"a" * (1 << 20)
     with open(big, "wb") as f:
@@ -84,9 +86,9 @@ def test_a_transcript_that_is_one_200_megabyte_line_is_refused_without_being_rea
         reason = served.refused("session-end", served.session_end(big))
     finally:
         big.unlink()
-    assert f"is over the {TRANSCRIPT_CAP}-byte cap" in reason
+    assert f"over the {served.line_cap}-byte line cap (max_line_bytes); refused whole" in reason
     _, peak = served.rss()
-    assert peak < 200 * 10**6  # never read: reading it would take 200 MB at least
+    assert peak < 200 * 10**6  # streamed, never held: holding it would take 200 MB at least
     served.still_serving()
 
 

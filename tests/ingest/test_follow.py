@@ -164,6 +164,30 @@ def test_a_print_mode_session_with_only_session_start_and_stop_is_stored(world):
         assert_hook_lineage(records, h, agent, agent_type)
 
 
+def test_a_sub_agent_stored_from_its_file_before_its_subagent_stop_is_taken_gets_the_payload_lineage(world):
+    """The watcher (or a SessionStart catch-up) can store a sub-agent's file before its
+    SubagentStop payload is taken — SubagentStop fires late, and more than once. The
+    payload's lineage still wins, and the agent stays stored once."""
+    world.start()
+    h = world.harness(hooks=False)  # the files first, no payload yet
+    h.prompt("Look at the repository.")
+    h.respond("Reading.")
+    agent = h.spawn("Explore")
+    h.respond("All done.")
+    before = assert_stored_once(world, h, quiet_at=time.monotonic())[(h.session, agent)]
+    assert (before.lineage_source, before.agent_type) == ("ingest", "general-purpose")
+    h.hooks = True
+    for _ in range(2):  # it fires twice; the second finds the payload's lineage stored
+        h.fire("subagent-stop", h.payload("SubagentStop", agent_id=agent, agent_type="Explore",
+                                          agent_transcript_path=str(h.agents[agent]),
+                                          stop_hook_active=False))
+    wait_for(lambda: any(r.agent_id == agent and r.lineage_source == "hook" for r in world.records()),
+             30, what="the payload's lineage to replace the file's")
+    records = assert_stored_once(world, h, quiet_at=time.monotonic())
+    assert_hook_lineage(records, h, agent, "Explore")
+    assert records[(h.session, agent)].source_sha256 == before.source_sha256
+
+
 def test_a_harness_killed_mid_response_with_no_hook_at_all_is_stored(world, tmp_path):
     world.start()
     h = world.harness(hooks=False)

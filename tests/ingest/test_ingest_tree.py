@@ -221,3 +221,25 @@ def test_progress_is_reported_per_file_in_both_phases(home, fixture_tree, config
     assert [(c[1]) for c in starts] == [99, 80]
     assert calls[len(calls) - 1][0] == 80 and max(c[0] for c in calls[:100]) == 99
     assert all(c[2] <= c[3] for c in calls)
+
+
+def test_an_empty_main_file_beside_its_stored_agents_is_marked_empty_in_their_lane(
+        home, fixture_tree, config):
+    from abcd_daemon.store.empty_mains import main_was_empty
+
+    session = "8a69e93c-e842-471d-a053-5c316757e5e9"  # coderabbit: a zero-byte main file
+    main = os.path.join(fixture_tree.root, "-Users-dain-workspace-coderabbit-review-helper",
+                        f"{session}.jsonl")
+    assert os.path.getsize(main) == 0
+    ingest(home, [fixture_tree.root], config=config, now_ns=T0)
+    lane = Lane(home, fixture_tree.sha("coderabbit"))
+    assert main_was_empty(lane, session)
+    # only there: no other lane is told, and no session without an empty main is
+    others = [x for x in list_lanes(home) if x.root_sha != lane.root_sha]
+    assert not any(main_was_empty(x, session) for x in others)
+    assert not main_was_empty(lane, WT_SESSION)
+
+
+def test_a_dry_run_writes_no_empty_main_marker(home, fixture_tree, config):
+    ingest(home, [fixture_tree.root], config=config, now_ns=T0, dry_run=True)
+    assert not any(x.empty_mains.exists() for x in list_lanes(home))

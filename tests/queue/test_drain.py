@@ -152,17 +152,17 @@ def test_a_restaged_copy_mid_drain_is_left_for_the_next_pass(lane, config, monke
     from abcd_daemon.queue import drain as drain_mod
 
     stage(lane, LINE, CaptureMeta(session_id="sess"), config=config, now_ns=T0)
-    real_capture = drain_mod.capture
+    real_capture = drain_mod.capture_file
 
     def capture_then_restage(*args, **kwargs):
         out = real_capture(*args, **kwargs)
         stage(lane, LINE + LINE, CaptureMeta(session_id="sess"), config=config, now_ns=T0 + 5)
         return out
 
-    monkeypatch.setattr(drain_mod, "capture", capture_then_restage)
+    monkeypatch.setattr(drain_mod, "capture_file", capture_then_restage)
     drain([lane])
     [entry] = list_staged(lane, now_ns=T0, ttl_s=1e9)
     assert (lane.staging / entry.name).read_bytes() == LINE + LINE
-    monkeypatch.setattr(drain_mod, "capture", real_capture)
+    monkeypatch.setattr(drain_mod, "capture_file", real_capture)
     drain([lane])
     assert read_body(lane, list_records(lane)[0]) == LINE + LINE

@@ -155,3 +155,16 @@ def test_a_hook_staging_bytes_ingest_staged_first_replaces_the_lineage_in_place(
     assert not stage(lane, raw, found, config=config, now_ns=T0 + 2).wrote
     [entry] = list_staged(lane, now_ns=T0, ttl_s=config.staged_ttl_s)
     assert entry.lineage_source == "hook"
+
+
+def test_a_file_stage_of_other_bytes_over_a_hook_stage_keeps_the_payload_lineage(lane, config):
+    """Ingest planned from a view of the store taken before the payload's stage landed;
+    its longer copy replaces the bytes, never the hook's lineage."""
+    hooked = stage(lane, b'{"type":"user"}\n', sub("a1"), config=config, now_ns=T0)
+    found = CaptureMeta(session_id="sess-1", agent_id="a1", agent_type="general-purpose",
+                        lineage_source="ingest", spawn_attribution="unattributed")
+    grown = stage(lane, b'{"type":"user"}\n{"type":"assistant"}\n', found, config=config,
+                  now_ns=T0 + 1)
+    assert grown.wrote and grown.replaced and grown.entry.name == hooked.entry.name
+    [entry] = list_staged(lane, now_ns=T0, ttl_s=config.staged_ttl_s)
+    assert (entry.lineage_source, entry.agent_type, entry.bytes) == ("hook", "Explore", 37)

@@ -141,9 +141,9 @@ def record(body: bytes, agent_id: str = "", *, session: str = SESSION,
     return parsed, stored
 
 
-def run(loaded, *, session: str = SESSION, now_ns: int = 1, **opts):
+def run(loaded, *, session: str = SESSION, now_ns: int = 1, empty_main: bool = False, **opts):
     return reconstruct_records(SHA, loaded, ReconstructOptions(session_id=session, **opts),
-                               now_ns=now_ns)
+                               now_ns=now_ns, empty_main=empty_main)
 
 
 def text(reconstruction) -> str:

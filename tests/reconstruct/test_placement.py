@@ -147,7 +147,8 @@ def test_reconstruct_renders_a_session_with_no_main_thread():
                     spawn_tool_use_id="tu_n")])
     doc = text(r)
     assert "- main thread: ABSENT" in doc
-    assert "No main-thread record for this session is stored (" in section(doc, "## Main thread")
+    assert "No main-thread record for this session is stored, and abcd never saw its main file " \
+        "empty" in section(doc, "## Main thread")
     assert "nested result" in doc
     assert "## Unattributed sub-agents" in doc  # p1: no main thread to place it on
     assert "- spawned at: `p1` turn 2" in section(doc, "## Agent `c1`")

@@ -20,7 +20,23 @@ def test_a_main_record_holding_no_lines_is_reported_empty_not_absent():
     assert not r.telemetry.completeness.main_thread_present
     assert not r.telemetry.completeness.main_thread_empty
     assert "- main thread: ABSENT" in text(r)
-    assert "an empty main file is never stored" in text(r)
+    assert "abcd never saw its main file empty: the main thread was not captured" in text(r)
+
+
+def test_a_main_file_seen_empty_is_reported_empty_not_absent_when_no_record_is_stored():
+    sub = CC(agent_id="a1").user("x").say("s1", "ok", usage=usage())
+    r = run([record(sub.body(), "a1")], empty_main=True)
+    c = r.telemetry.completeness
+    assert not c.main_thread_present and c.main_thread_empty
+    said = "\n".join(outside_fences(text(r)))
+    assert "- main thread: EMPTY (the harness's main file was zero bytes when abcd saw it" in said
+    assert "ABSENT" not in said
+    assert "the main thread is EMPTY, not lost" in section(text(r), "## Main thread")
+    # A stored main record outranks the marker: the file grew after it was seen empty.
+    main = CC().user("hello").say("m1", "hi", usage=usage())
+    r = run([record(main.body()), record(sub.body(), "a1")], empty_main=True)
+    assert r.telemetry.completeness.main_thread_present
+    assert not r.telemetry.completeness.main_thread_empty
 
 
 def test_whitespace_only_text_blocks_do_not_become_empty_fences():

@@ -16,6 +16,8 @@ import msgspec
 
 from ..config import Config, DrainBudget
 from ..errors import AbcdError, InputError
+from ..ids import check_root_sha
+from ..index.values import REPORTS, ROLES
 from ..intake.failed import discard_failed, list_failed, retry_failed
 from ..locate.notes import read_gap
 from ..paths import Home
@@ -147,8 +149,11 @@ class Handlers:
     def _SearchRequest(self, req):
         from ..index.query import Filters, search
 
-        f = Filters(roots=tuple(req.roots), session=req.session, agent_type=req.agent_type, role=req.role,
-                    tool=req.tool, since_ns=req.since_ns, until_ns=req.until_ns, limit=req.limit)
+        roots = tuple(check_root_sha(r) for r in req.roots)  # a lane name, never a path
+        if req.role and req.role not in ROLES:
+            raise InputError(f"--role must be one of {', '.join(ROLES)}, not {req.role!r}")
+        f = Filters(roots=roots, session=req.session, agent_type=req.agent_type, role=req.role, tool=req.tool,
+                    since_ns=req.since_ns, until_ns=req.until_ns, limit=req.limit)
         try:
             return m.SearchReply(hits=self.index.read(f.roots, lambda conn: search(conn, req.query, f)))
         except ValueError as exc:  # a filter out of range: the user's input, said as such
@@ -161,9 +166,12 @@ class Handlers:
 
         # config.toml is read again: a price edited there counts without a restart
         pricing = Pricing(dict(load_config(self.home.config_file).pricing))
+        roots = tuple(check_root_sha(r) for r in req.roots)  # a lane name, never a path
+        if req.kind not in REPORTS:
+            raise InputError(f"unknown report {req.kind!r}; one of {', '.join(REPORTS)}")
         try:
-            rep = self.index.read(tuple(req.roots), lambda conn: report(
-                conn, req.kind, pricing, roots=tuple(req.roots), since_ns=req.since_ns, until_ns=req.until_ns))
+            rep = self.index.read(roots, lambda conn: report(
+                conn, req.kind, pricing, roots=roots, since_ns=req.since_ns, until_ns=req.until_ns))
         except ValueError as exc:
             raise InputError(str(exc)) from None
         return m.UsageReply(report=rep)

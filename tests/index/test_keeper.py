@@ -83,3 +83,18 @@ def test_a_read_answers_from_what_is_indexed_while_another_thread_holds_a_long_s
         t.join()
     assert {h.session_id for h in k.read((), lambda conn: search(conn, "wombatheron"))} == {"first", "second"}
     k.close()
+
+
+def test_a_served_search_or_usage_naming_a_path_for_a_repository_is_refused_as_bad_input(home):
+    from abcd_daemon.config import Config
+    from abcd_daemon.server.handlers import Handlers
+    from abcd_daemon.wire import messages as m
+
+    os.makedirs(home.root, mode=0o700, exist_ok=True)
+    h = Handlers(home, Config(), None, drain_lock=threading.Lock(), index=IndexKeeper(home))
+    for req in (m.SearchRequest(query="x", roots=["../../etc"]), m.UsageRequest(kind="daily", roots=["/tmp"]),
+                m.SearchRequest(query="x", role="robot"), m.UsageRequest(kind="hourly")):
+        reply, _ = h.handle(req)
+        assert isinstance(reply, m.ErrorReply) and reply.kind == "InputError" and reply.exit_code == 2, req
+    reply, _ = h.handle(m.SearchRequest(query='"unclosed (phrase'))  # not FTS syntax: plain words, no error
+    assert isinstance(reply, m.SearchReply)

@@ -1,10 +1,12 @@
 """``abcd search QUERY`` and ``abcd index rebuild``: find any turn of any session.
 
-Runs in-process on the index (``abcd_daemon.index``): each search first brings the
-index level with the records on disk (``sync``: cheap when nothing changed), so a
-record stored a moment ago is found, and a crash that left the index behind is
-repaired by the next search. ``abcd index rebuild`` derives it again from scratch,
-with progress on a terminal.
+Served by the daemon when one answers (its index is kept level as records land, and
+a lane whose records changed behind its back is synced before it is read); when none
+does, the same core runs in-process on the index, first brought level with the
+records on disk (``sync``: cheap when nothing changed). Either way a record stored a
+moment ago is found, and a crash that left the index behind is repaired by the next
+search. ``abcd index rebuild`` derives it again from scratch, with progress on a
+terminal. The served path imports neither SQLite nor the index core.
 """
 
 from __future__ import annotations
@@ -37,23 +39,41 @@ def parse_when(value: str, *, now_ns: int) -> int:
     return int(stamp.timestamp() * 1e9)
 
 
-def synced_index(all_repos: bool, answer, *, as_json: bool):
-    """Run ``answer(conn, roots)`` on the index brought level with the records — of
-    this repository, or of every one with ``all_repos`` (``roots`` is then empty) —
-    and return its result; any failure exits through :func:`output.fail` with what
-    was wrong. Shared by ``search`` and ``usage``."""
-    from abcd_daemon.index.db import connect, sync
+def index_roots(all_repos: bool, *, as_json: bool) -> tuple[str, ...]:
+    """The repository roots a verb reads: this checkout's, or none (every one) with
+    ``all_repos``. Exits through :func:`output.fail` outside a checkout."""
+    if all_repos:
+        return ()
+    try:
+        return (runtime.lane().root_sha,)
+    except AbcdError as err:
+        output.fail(err, as_json=as_json)
+
+
+def served(request, *, as_json: bool):
+    """The daemon's reply to ``request``, or None when no daemon answers (the verb
+    then runs in-process); a daemon's refusal exits as an in-process one would."""
+    from ..connect import ask
 
     try:
-        roots: tuple[str, ...] = ()
-        lanes = None
-        if not all_repos:
-            _root, lane = runtime.checkout()
-            roots, lanes = (lane.root_sha,), [lane]
+        return ask(request)
+    except AbcdError as err:
+        output.fail(err, as_json=as_json)
+
+
+def synced_index(roots: tuple[str, ...], answer, *, as_json: bool):
+    """Run ``answer(conn, roots)`` in-process on the index brought level with the
+    records of ``roots`` (every repository when empty) and return its result; any
+    failure exits through :func:`output.fail` with what was wrong. Shared by
+    ``search`` and ``usage`` for when no daemon answers."""
+    from abcd_daemon.index.db import connect, sync
+    from abcd_daemon.store.lane import Lane
+
+    try:
         home = runtime.home()
         conn = connect(home)
         try:
-            sync(conn, home, lanes=lanes)
+            sync(conn, home, lanes=[Lane(home, r) for r in roots] if roots else None)
             return answer(conn, roots)
         finally:
             conn.close()
@@ -85,16 +105,29 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Search every stored turn (sub-agents included), best match first."""
-        from abcd_daemon.index.query import Filters, search
+        from abcd_daemon.index.values import ROLES
+        from abcd_daemon.wire.messages import SearchRequest
 
-        def answer(conn, roots):
-            now = runtime.now_ns()
+        if role and role not in ROLES:
+            output.fail(InputError(f"--role must be one of {', '.join(ROLES)}, not {role!r}"), as_json=as_json)
+        now = runtime.now_ns()
+        try:
+            since_ns = parse_when(since, now_ns=now) if since else 0
+            until_ns = parse_when(until, now_ns=now) if until else 0
+        except InputError as err:
+            output.fail(err, as_json=as_json)
+        roots = index_roots(all_repos, as_json=as_json)
+        req = SearchRequest(query=query, roots=list(roots), session=session, agent_type=agent_type, role=role,
+                            tool=tool, since_ns=since_ns, until_ns=until_ns, limit=limit)
+        reply = served(req, as_json=as_json)
+        if reply is not None:
+            hits = reply.hits
+        else:
+            from abcd_daemon.index.query import Filters, search
+
             f = Filters(roots=roots, session=session, agent_type=agent_type, role=role, tool=tool,
-                        since_ns=parse_when(since, now_ns=now) if since else 0,
-                        until_ns=parse_when(until, now_ns=now) if until else 0, limit=limit)
-            return search(conn, query, f)
-
-        hits = synced_index(all_repos, answer, as_json=as_json)
+                        since_ns=since_ns, until_ns=until_ns, limit=limit)
+            hits = synced_index(roots, lambda conn, _roots: search(conn, query, f), as_json=as_json)
         if as_json:
             output.emit_json({"query": query, "hits": [h.as_json() for h in hits]})
             return
@@ -109,17 +142,25 @@ def register(app, history, daemon) -> None:
     @index_app.command("rebuild")
     def rebuild_cmd(as_json: bool = typer.Option(False, "--json", help="Print one JSON document.")) -> None:
         """Drop the index and derive it again from every stored record."""
-        from abcd_daemon.index.db import rebuild
+        from abcd_daemon.wire.messages import IndexRebuildRequest
+
+        from ..connect import ask_with_progress
 
         tty = sys.stderr.isatty() and not as_json
 
-        def progress(done: int, total: int) -> None:
+        def progress(done: int, total: int, *_bytes) -> None:
             if tty:
                 sys.stderr.write(f"\rindexing {done}/{total} records")
                 sys.stderr.flush()
 
         try:
-            indexed, _ = rebuild(runtime.home(), progress)
+            reply = ask_with_progress(IndexRebuildRequest(), progress)
+            if reply is not None:
+                indexed = reply.indexed
+            else:
+                from abcd_daemon.index.db import rebuild
+
+                indexed, _ = rebuild(runtime.home(), progress)
         except (AbcdError, OSError) as err:
             output.fail(err if isinstance(err, AbcdError) else InputError(str(err)), as_json=as_json)
         if tty:

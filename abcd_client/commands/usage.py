@@ -1,6 +1,6 @@
 """``abcd usage REPORT``: tokens and cost by day, week, month, session, repository,
-model or agent type — from the index, brought level with the records first (as
-``abcd search`` does). Costs come from the shipped pricing table (dated) and
+model or agent type — from the index, served by the daemon when one answers and
+in-process otherwise, brought level with the records first (as ``abcd search`` does). Costs come from the shipped pricing table (dated) and
 ``config.toml``'s ``[pricing]``; tokens of a model the table lacks are reported as
 unpriced, never priced at zero."""
 
@@ -11,7 +11,7 @@ import shutil
 import typer
 
 from .. import output, runtime
-from .search import parse_when, synced_index
+from .search import index_roots, parse_when, served, synced_index
 
 
 def _table(rep, breakdown: bool) -> list[str]:
@@ -46,16 +46,32 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Token and cost roll-ups; agent-type splits sessions by main thread and sub-agent type."""
-        from abcd_daemon.index.pricing import Pricing
-        from abcd_daemon.index.usage import report
+        from abcd_daemon.errors import InputError
+        from abcd_daemon.index.values import REPORTS
+        from abcd_daemon.wire.messages import UsageRequest
 
-        def answer(conn, roots):
-            now = runtime.now_ns()
-            return report(conn, kind, Pricing(dict(runtime.config().pricing)), roots=roots,
-                          since_ns=parse_when(since, now_ns=now) if since else 0,
-                          until_ns=parse_when(until, now_ns=now) if until else 0)
+        if kind not in REPORTS:
+            output.fail(InputError(f"unknown report {kind!r}; one of {', '.join(REPORTS)}"), as_json=as_json)
+        now = runtime.now_ns()
+        try:
+            since_ns = parse_when(since, now_ns=now) if since else 0
+            until_ns = parse_when(until, now_ns=now) if until else 0
+        except InputError as err:
+            output.fail(err, as_json=as_json)
+        roots = index_roots(all_repos, as_json=as_json)
+        reply = served(UsageRequest(kind=kind, roots=list(roots), since_ns=since_ns, until_ns=until_ns),
+                       as_json=as_json)
+        if reply is not None:
+            rep = reply.report
+        else:
+            from abcd_daemon.index.pricing import Pricing
+            from abcd_daemon.index.usage import report
 
-        rep = synced_index(all_repos, answer, as_json=as_json)
+            def answer(conn, roots):
+                return report(conn, kind, Pricing(dict(runtime.config().pricing)), roots=roots,
+                              since_ns=since_ns, until_ns=until_ns)
+
+            rep = synced_index(roots, answer, as_json=as_json)
         if as_json:
             output.emit_json({"report": rep.kind, "pricing_as_of": rep.pricing_as_of, "unpriced_models": rep.unpriced,
                               "rows": [r.as_json(breakdown) for r in rep.rows]})

@@ -11,6 +11,9 @@ it). Role is ``user``, ``assistant`` or ``tool`` (a turn of tool results only).
 from __future__ import annotations
 
 import dataclasses
+import functools
+
+import msgspec
 
 from ..reconstruct.harness import parse_body
 from ..reconstruct.model import ASSISTANT, TEXT, THINKING, TOOL_RESULT, TOOL_USE, when_ns
@@ -18,6 +21,54 @@ from ..store.record import Record
 
 #: A turn's indexed text is cut here (the artefact shows the rest).
 MAX_TURN_TEXT = 256 << 10
+
+
+def input_text(raw: bytes) -> str:
+    """The words of a tool call's JSON input: its string values, one per line (a
+    command, a path, a file's content), unescaped — searching the raw JSON would
+    glue ``\\n`` to the next word. Raw text when it is not JSON."""
+    try:
+        value = msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        return raw.decode("utf-8", "replace")
+    if isinstance(value, dict):  # the common shape: a flat object of strings
+        flat = list(value.values())
+        if all(type(v) is str for v in flat):
+            return "\n".join(flat)
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict):
+            stack.extend(reversed(list(v.values())))
+        elif isinstance(v, list):
+            stack.extend(reversed(v))
+        elif v is not None and not isinstance(v, bool):
+            out.append(str(v))
+    return "\n".join(out)
+
+
+_NS_RANGE = 1 << 63
+
+
+@functools.lru_cache(maxsize=4096)
+def _day_ns(day: str) -> int:
+    return when_ns(day + "T00:00:00.000000000")
+
+
+def key_ns(key: str) -> int:
+    """:func:`~abcd_daemon.reconstruct.model.when_ns` of a turn's time key
+    (``YYYY-MM-DDTHH:MM:SS.nnnnnnnnn``, already checked), by its day: a parse per
+    day instead of one per turn. A time outside what a 64-bit integer holds in
+    nanoseconds (before 1678, after 2262) is 0, "no time"."""
+    if not key or key[17:19] == "60":  # a leap second: as when_ns reads it
+        ns = when_ns(key)
+    else:
+        ns = (_day_ns(key[:10]) + (int(key[11:13]) * 3600 + int(key[14:16]) * 60 + int(key[17:19])) * 1_000_000_000
+              + int(key[20:29]))
+    return ns if -_NS_RANGE < ns < _NS_RANGE else 0  # SQLite holds 64-bit integers: past 2262 is "no time"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +116,7 @@ def derive(record: Record, body: bytes) -> Derived:
                 tools.append(b.name)
                 if b.ref:
                     names_by_ref[b.ref] = b.name
-                parts.append(b.name + " " + b.raw.decode("utf-8", "replace"))
+                parts.append(b.name + "\n" + input_text(b.raw))
             elif b.kind == TOOL_RESULT:
                 name = names_by_ref.get(b.ref, "")
                 if name:
@@ -73,7 +124,7 @@ def derive(record: Record, body: bytes) -> Derived:
                 parts.append(b.text)
         text = "\n".join(p for p in parts if p)[:MAX_TURN_TEXT]
         role = "tool" if turn.results_only else turn.role
-        at = when_ns(turn.when) if turn.when else 0
+        at = key_ns(turn.when)
         if turn.role == ASSISTANT and turn.key and not turn.key.startswith("line:"):
             model_of[turn.key] = (turn.model, at)
         if text:

@@ -8,46 +8,21 @@ Contracts:
   threads), role (``user``/``assistant``/``tool``), tool name and time;
 - each hit names what ``abcd history reconstruct`` needs to jump there: session,
   thread (``main`` or the agent id) and its type, turn number and time, and a
-  snippet with the matches between ``[`` and ``]``.
+  snippet with the matches between ``[`` and ``]``;
+- ranking costs time per match, so a query that matches more than ``f.window``
+  turns (under its filters) is ranked among its newest ``f.window`` matches: a word
+  in half the corpus answers in milliseconds, and what it finds is recent.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import re
 import sqlite3
 
+from .values import ROLES, Filters, Hit
 
-ROLES = ("user", "assistant", "tool")
-
-
-@dataclasses.dataclass(frozen=True)
-class Filters:
-    roots: tuple[str, ...] = ()  # empty: every repository
-    session: str = ""  # a session id or a unique prefix of one
-    agent_type: str = ""  # "main" selects main threads
-    role: str = ""
-    tool: str = ""
-    since_ns: int = 0
-    until_ns: int = 0
-    limit: int = 20
-
-
-@dataclasses.dataclass(frozen=True)
-class Hit:
-    session_id: str
-    root: str
-    thread: str  # "main" or the agent id
-    agent_type: str
-    turn: int
-    role: str
-    when: str
-    snippet: str
-    score: float
-
-    def as_json(self) -> dict:
-        return dataclasses.asdict(self)
+__all__ = ["Filters", "Hit", "ROLES", "plain_words", "search"]
 
 
 def plain_words(query: str) -> str:
@@ -70,6 +45,28 @@ def search(conn: sqlite3.Connection, query: str, f: Filters = Filters()) -> list
 
 
 def _run(conn: sqlite3.Connection, match: str, f: Filters) -> list[Hit]:
+    where, args = _where(match, f)
+    joined = len(where) > 1
+    if f.window > 0:  # the newest f.window matches: turn ids grow with capture time
+        cutoff = conn.execute(
+            "SELECT turn_text.rowid FROM turn_text" + (" JOIN turns t ON t.id = turn_text.rowid" if joined else "")
+            + f" WHERE {' AND '.join(where)} ORDER BY turn_text.rowid DESC LIMIT 1 OFFSET ?",
+            [*args, f.window - 1]).fetchone()
+        if cutoff is not None:
+            where.append("turn_text.rowid >= ?")
+            args.append(cutoff[0])
+    sql = ("SELECT t.session_id, t.root, t.thread, t.agent_type, t.turn, t.role, t.when_ns,"
+           " snippet(turn_text, 0, '[', ']', '…', 16), bm25(turn_text)"
+           " FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
+           f" WHERE {' AND '.join(where)} ORDER BY bm25(turn_text), t.when_ns LIMIT ?")
+    rows = conn.execute(sql, [*args, max(1, f.limit)]).fetchall()
+    return [Hit(s, root, thread or "main", atype or ("main" if not thread else ""), turn, role,
+                _when(when), snip.replace("\n", " "), round(score, 3))
+            for s, root, thread, atype, turn, role, when, snip, score in rows]
+
+
+def _where(match: str, f: Filters) -> tuple[list[str], list]:
+    """The WHERE terms (the MATCH first) and their arguments of ``f``."""
     where, args = ["turn_text MATCH ?"], [match]
     if f.roots:
         where.append(f"t.root IN ({','.join('?' * len(f.roots))})")
@@ -94,14 +91,7 @@ def _run(conn: sqlite3.Connection, match: str, f: Filters) -> list[Hit]:
     if f.until_ns:
         where.append("t.when_ns < ?")
         args.append(f.until_ns)
-    sql = ("SELECT t.session_id, t.root, t.thread, t.agent_type, t.turn, t.role, t.when_ns,"
-           " snippet(turn_text, 0, '[', ']', '…', 16), bm25(turn_text)"
-           " FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
-           f" WHERE {' AND '.join(where)} ORDER BY bm25(turn_text), t.when_ns LIMIT ?")
-    rows = conn.execute(sql, [*args, max(1, f.limit)]).fetchall()
-    return [Hit(s, root, thread or "main", atype or ("main" if not thread else ""), turn, role,
-                _when(when), snip.replace("\n", " "), round(score, 3))
-            for s, root, thread, atype, turn, role, when, snip, score in rows]
+    return where, args
 
 
 def _when(ns: int) -> str:

@@ -14,61 +14,14 @@ Contracts:
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import sqlite3
 
-from .pricing import LONG_PROMPT, Pricing
+from .pricing import Pricing
+from .schema import DAY_SQL, LONG_SQL
+from .values import REPORTS, Report, Row
 
-REPORTS = ("daily", "weekly", "monthly", "session", "repo", "model", "agent-type")
-
-
-@dataclasses.dataclass
-class Row:
-    key: str
-    input: int = 0
-    output: int = 0
-    cache_creation: int = 0
-    cache_read: int = 0
-    responses: int = 0
-    cost_usd: float = 0.0
-    unpriced_tokens: int = 0
-    models: dict[str, "Row"] = dataclasses.field(default_factory=dict)
-
-    @property
-    def total(self) -> int:
-        return self.input + self.output + self.cache_creation + self.cache_read
-
-    def add(self, i: int, o: int, cw: int, cr: int, cost: float | None, n: int = 1) -> None:
-        self.input += i
-        self.output += o
-        self.cache_creation += cw
-        self.cache_read += cr
-        self.responses += n
-        if cost is None:
-            self.unpriced_tokens += i + o + cw + cr
-        else:
-            self.cost_usd += cost
-
-    def as_json(self, breakdown: bool) -> dict:
-        out = {"key": self.key, "input": self.input, "output": self.output, "cache_creation": self.cache_creation,
-               "cache_read": self.cache_read, "total": self.total, "responses": self.responses,
-               "cost_usd": round(self.cost_usd, 6), "unpriced_tokens": self.unpriced_tokens}
-        if breakdown:
-            out["models"] = [m.as_json(False) for m in sorted(self.models.values(), key=lambda r: r.key)]
-        return out
-
-
-@dataclasses.dataclass
-class Report:
-    kind: str
-    rows: list[Row]
-    unpriced: list[str]
-    pricing_as_of: str
-
-
-#: The UTC day of a response, in SQL ("" when it has no time).
-_DAY = "CASE WHEN when_ns = 0 THEN '' ELSE strftime('%Y-%m-%d', when_ns / 1000000000, 'unixepoch') END"
+__all__ = ["REPORTS", "Report", "Row", "report"]
 
 
 def _regroup(kind: str, day: str) -> str:
@@ -97,12 +50,19 @@ def report(conn: sqlite3.Connection, kind: str, pricing: Pricing, *, roots: tupl
         where.append("when_ns < ?")
         args.append(until_ns)
     # Aggregated in SQL by (group, model, whether the prompt is over the long-context
-    # threshold): cost is linear in each figure, so pricing the sums is exact.
-    group = {"daily": _DAY, "weekly": _DAY, "monthly": _DAY, "session": "session_id", "repo": "root",
+    # threshold): cost is linear in each figure, so pricing the sums is exact. Without
+    # a time range the per-record sums answer (the same figures, far fewer rows).
+    timed = bool(since_ns or until_ns)
+    day = DAY_SQL if timed else "day"
+    group = {"daily": day, "weekly": day, "monthly": day, "session": "session_id", "repo": "root",
              "model": "model", "agent-type": "CASE WHEN thread = '' THEN 'main' ELSE agent_type END"}[kind]
-    sql = (f"SELECT {group}, model, (input + cache_creation + cache_read) > {LONG_PROMPT} AS long,"
-           " sum(input), sum(output), sum(cache_creation), sum(cache_read), count(*) FROM responses"
-           + (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY 1, 2, 3")
+    if timed:
+        sql = (f"SELECT {group}, model, {LONG_SQL}, sum(input), sum(output), sum(cache_creation),"
+               " sum(cache_read), count(*) FROM responses")
+    else:
+        sql = (f"SELECT {group}, model, long, sum(input), sum(output), sum(cache_creation), sum(cache_read),"
+               " sum(responses) FROM usage_sums")
+    sql += (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY 1, 2, 3"
     rows: dict[str, Row] = {}
     unpriced: set[str] = set()
     for key, model, long, i, o, cw, cr, n in conn.execute(sql, args):

@@ -101,10 +101,14 @@ class Daemon:
         from ..ingest.follow import Follower
 
         self.follower = Follower(self)
+        from ..index.keeper import IndexKeeper
+
+        #: the search and usage index (written by the drain loop, read by requests)
+        self.index = IndexKeeper(home)
         self.handlers = Handlers(home, config, self.scanners, drain_lock=self.drain_lock,
                                  status=self.snapshot, take_one=lambda path: take_now(self, path),
                                  intake_lock=self.intake_lock,
-                                 missing=self.follower.survey)
+                                 missing=self.follower.survey, index=self.index)
         #: Every spool intake sweeps (the home's, then the shim's fallbacks).
         self.spools = spool_locations(home, self.env)
 

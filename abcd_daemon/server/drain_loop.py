@@ -41,23 +41,22 @@ async def drain_loop(daemon) -> None:
         with trio.move_on_after(daemon.config.drain_interval_s):
             await daemon.drain_wake.wait()
 
-def index_sync(daemon, roots: set[str] | None) -> None:
+def index_sync(daemon, roots: set[str] | None | str) -> None:
     """Bring the search index level with the records of ``roots`` (every lane when
-    None). The index is derived data: a failure here is logged and never stops the
+    None, every lane whose records changed since it was last level when
+    ``"changed"``). The index is derived data: a failure here is logged and never stops the
     drain; the next sync (or any ``abcd search``) repairs it."""
     import os
 
-    from ..index.db import connect, index_path, sync
+    from ..index.db import index_path
 
     try:
-        if roots is None and not os.path.exists(index_path(daemon.home)) and not _any_records(daemon.home):
+        if roots in (None, "changed") and not os.path.exists(index_path(daemon.home)) and not _any_records(daemon.home):
             return  # a new store: the index is created with its first record, not before
-        lanes = None if roots is None else [Lane(daemon.home, r) for r in sorted(roots)]
-        conn = connect(daemon.home)
-        try:
-            sync(conn, daemon.home, lanes=lanes)
-        finally:
-            conn.close()
+        if roots == "changed":
+            daemon.index.refresh()
+        else:
+            daemon.index.sync(roots)
     except Exception as exc:  # noqa: BLE001 - derived data must not stop the drain
         log_unexpected(log, "index update", exc)
 

@@ -15,7 +15,9 @@ import time
 import msgspec
 
 from ..config import Config, DrainBudget
-from ..errors import AbcdError
+from ..errors import AbcdError, InputError
+from ..ids import check_root_sha
+from ..index.values import REPORTS, ROLES
 from ..intake.failed import discard_failed, list_failed, retry_failed
 from ..locate.notes import read_gap
 from ..paths import Home
@@ -31,7 +33,7 @@ from ..wire import messages as m
 log = logging.getLogger("abcd.daemon")
 
 #: Requests whose handler takes a progress callback (their replies stream Progress).
-_PROGRESSING = (m.IngestRequest, m.DrainRequest)
+_PROGRESSING = (m.IngestRequest, m.DrainRequest, m.IndexRebuildRequest)
 
 
 def error_reply(exc: BaseException) -> m.ErrorReply:
@@ -49,7 +51,7 @@ class Handlers:
 
     def __init__(self, home: Home, config: Config, scanners, *, drain_lock: threading.Lock,
                  status=None, take_one=None, missing=None,
-                 intake_lock: threading.RLock | None = None) -> None:
+                 intake_lock: threading.RLock | None = None, index=None) -> None:
         self.home = home
         self.config = config
         self.scanners = scanners
@@ -59,6 +61,8 @@ class Handlers:
         self.take_one = take_one
         self.intake_lock = intake_lock if intake_lock is not None else threading.RLock()
         self.missing = missing
+        #: the daemon's :class:`~abcd_daemon.index.keeper.IndexKeeper`
+        self.index = index
 
     def lane(self, root_sha: str) -> Lane:
         return Lane(self.home, root_sha)
@@ -141,3 +145,40 @@ class Handlers:
         report = ingest_request(self.home, req, config=self.config, scanners=self.scanners,
                                 drain_lock=self.drain_lock, progress=progress)
         return m.IngestReply(report_json=msgspec.json.encode(report))
+
+    def _SearchRequest(self, req):
+        from ..index.query import Filters, search
+
+        roots = tuple(check_root_sha(r) for r in req.roots)  # a lane name, never a path
+        if req.role and req.role not in ROLES:
+            raise InputError(f"--role must be one of {', '.join(ROLES)}, not {req.role!r}")
+        f = Filters(roots=roots, session=req.session, agent_type=req.agent_type, role=req.role, tool=req.tool,
+                    since_ns=req.since_ns, until_ns=req.until_ns, limit=req.limit)
+        try:
+            return m.SearchReply(hits=self.index.read(f.roots, lambda conn: search(conn, req.query, f)))
+        except ValueError as exc:  # a filter out of range: the user's input, said as such
+            raise InputError(str(exc)) from None
+
+    def _UsageRequest(self, req):
+        from ..config import load_config
+        from ..index.pricing import Pricing
+        from ..index.usage import report
+
+        # config.toml is read again: a price edited there counts without a restart
+        pricing = Pricing(dict(load_config(self.home.config_file).pricing))
+        roots = tuple(check_root_sha(r) for r in req.roots)  # a lane name, never a path
+        if req.kind not in REPORTS:
+            raise InputError(f"unknown report {req.kind!r}; one of {', '.join(REPORTS)}")
+        try:
+            rep = self.index.read(roots, lambda conn: report(
+                conn, req.kind, pricing, roots=roots, since_ns=req.since_ns, until_ns=req.until_ns))
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        return m.UsageReply(report=rep)
+
+    def _IndexRebuildRequest(self, req, progress=None):
+        def each(done: int, total: int) -> None:
+            if progress is not None:
+                progress(done, total, 0, 0)
+
+        return m.IndexRebuilt(indexed=self.index.rebuild(each))

@@ -11,12 +11,13 @@ import time
 import trio
 
 from ..wire import messages as m
+from .drain_loop import index_sync
 from .memory import release_after
 
 
 async def answer(daemon, stream, request, send) -> None:
     """Answer ``request`` on ``stream``; ``send(stream, message)`` writes one frame."""
-    if isinstance(request, (m.IngestRequest, m.DrainRequest)):
+    if isinstance(request, (m.IngestRequest, m.DrainRequest, m.IndexRebuildRequest)):
         await answer_with_progress(daemon, stream, request, send)
         return
     if isinstance(request, m.BatchReconstructRequest):
@@ -37,13 +38,15 @@ async def answer(daemon, stream, request, send) -> None:
         await trio.to_thread.run_sync(release_after, size, limiter=daemon.io_limiter)
     if isinstance(request, m.RetryRequest):
         daemon.drain_wake.set()  # what a retry staged is drained now, not at the timer
+    if isinstance(request, m.DiscardRequest):  # a discarded lane entry may take a record's rows with it
+        await trio.to_thread.run_sync(index_sync, daemon, "changed", limiter=daemon.io_limiter)
     if isinstance(request, (m.DiscardRequest, m.RetryRequest, m.DiscardFailedRequest)):
         await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)
 
 
 
 async def answer_with_progress(daemon, stream, request, send) -> None:
-    """Run an ingest or a drain (on the redaction limiter), streaming throttled
+    """Run an ingest, a drain or an index rebuild (on the redaction limiter), streaming throttled
     ``Progress`` frames, then its reply."""
     send_channel, receive_channel = trio.open_memory_channel(64)
     token = trio.lowlevel.current_trio_token()
@@ -73,4 +76,6 @@ async def answer_with_progress(daemon, stream, request, send) -> None:
             async for message in receive_channel:
                 await send(stream, message)
     daemon.drain_wake.set()
+    if not isinstance(request, m.IndexRebuildRequest):  # what an ingest or a drain stored is searchable now
+        await trio.to_thread.run_sync(index_sync, daemon, "changed", limiter=daemon.io_limiter)
     await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)

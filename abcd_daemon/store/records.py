@@ -70,6 +70,12 @@ def _cached_header(path: str, st: os.stat_result) -> Record:
 def list_records(lane: Lane) -> list[Record]:
     """Every readable record of the lane, newest first. An absent lane is ``[]``.
     The returned Records may be shared with the cache: treat them as read-only."""
+    return _newest_first(scan_records(lane))
+
+
+def scan_records(lane: Lane) -> list[Record]:
+    """:func:`list_records` in directory order (no sort: ordering parses every
+    record's time, which a caller that only compares the set need not pay)."""
     try:
         entries = list(os.scandir(lane.records))
     except (FileNotFoundError, NotADirectoryError):
@@ -86,7 +92,7 @@ def list_records(lane: Lane) -> list[Record]:
             out.append(_cached_header(entry.path, st))
         except (OSError, ReadRefused, RecordFormatError):
             continue
-    return _newest_first(out)
+    return out
 
 
 def read_body(lane: Lane, record: Record) -> bytes:

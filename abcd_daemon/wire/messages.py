@@ -12,6 +12,7 @@ from typing import Union
 
 import msgspec
 
+from ..index.values import Hit, Report
 from ..intake.outcome import FailedDiscard, FailedPayload, IntakeOutcome
 from ..locate.gap import GapMarker
 from ..queue.results import DiscardResult, DrainResult, LaneBacklog
@@ -121,9 +122,38 @@ class DiscardFailedRequest(_Msg, tag="discard-failed"):
     key: str
 
 
+class SearchRequest(_Msg, tag="search"):
+    """``abcd search``: the query and its filters (times as epoch ns, resolved by the
+    client; ``roots`` empty means every repository)."""
+
+    query: str
+    roots: list[str] = []
+    session: str = ""
+    agent_type: str = ""
+    role: str = ""
+    tool: str = ""
+    since_ns: int = 0
+    until_ns: int = 0
+    limit: int = 20
+
+
+class UsageRequest(_Msg, tag="usage"):
+    """``abcd usage KIND`` over ``roots`` (empty: every repository)."""
+
+    kind: str
+    roots: list[str] = []
+    since_ns: int = 0
+    until_ns: int = 0
+
+
+class IndexRebuildRequest(_Msg, tag="index-rebuild"):
+    """``abcd index rebuild``: answered by ``Progress`` frames, then ``IndexRebuilt``."""
+
+
 Request = Union[StatusRequest, ListRequest, ShowRequest, StagedRequest, DrainRequest,
                 DiscardRequest, ReconstructRequest, IngestRequest, RetryRequest,
-                DiscardFailedRequest, MissingRequest, BatchReconstructRequest]
+                DiscardFailedRequest, MissingRequest, BatchReconstructRequest, SearchRequest,
+                UsageRequest, IndexRebuildRequest]
 
 
 # -- replies ---------------------------------------------------------------------
@@ -227,6 +257,18 @@ class MissingReply(_Msg, tag="missing-reply"):
     report: MissingReport
 
 
+class SearchReply(_Msg, tag="search-reply"):
+    hits: list[Hit]
+
+
+class UsageReply(_Msg, tag="usage-reply"):
+    report: Report
+
+
+class IndexRebuilt(_Msg, tag="index-rebuilt"):
+    indexed: int
+
+
 class Chunk(_Msg, tag="chunk"):
     data: bytes
 
@@ -238,7 +280,8 @@ class End(_Msg, tag="end"):
 Reply = Union[ErrorReply, StatusReply, RecordsReply, ShowReply, StagedReply, SurveyReply,
               DrainReply, DiscardReply, ReconstructReply, Progress, IngestReply, RetryReply,
               DiscardFailedReply, MissingReply, Chunk, End, BatchPlanned,
-              SessionReconstructed, SessionFailed, BatchDone]
+              SessionReconstructed, SessionFailed, BatchDone, SearchReply, UsageReply,
+              IndexRebuilt]
 
 #: What answers each request besides an ErrorReply: its head reply and, for a streaming
 #: reply, the Progress / Chunk / End frames around it. A client decodes only these (a
@@ -257,6 +300,9 @@ ANSWERS: dict[type, tuple[type, ...]] = {
     MissingRequest: (MissingReply,),
     BatchReconstructRequest: (BatchPlanned, SessionReconstructed, SessionFailed, Chunk, End,
                               BatchDone),
+    SearchRequest: (SearchReply,),
+    UsageRequest: (UsageReply,),
+    IndexRebuildRequest: (Progress, IndexRebuilt),
 }
 
 Message = Union[(Hello, Welcome) + Request.__args__ + Reply.__args__]  # type: ignore[valid-type]

@@ -1,6 +1,6 @@
 """The CLI starts by importing only what the verb on its command line needs: the verb
 index agrees with what the command modules register, help stays complete, and a served
-verb never loads rich, pydantic, trio, the scanner or the reconstruct core."""
+verb never loads rich, pydantic, trio, the scanner, the reconstruct core or SQLite."""
 
 from __future__ import annotations
 
@@ -73,7 +73,8 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 _NEVER = ("rich", "pydantic", "trio", "abcd_daemon.scanner", "abcd_daemon.reconstruct.api",
           "abcd_daemon.reconstruct.render", "abcd_daemon.intake.take", "abcd_daemon.queue.drain",
-          "abcd_daemon.store.capture", "abcd_daemon.config")
+          "abcd_daemon.store.capture", "abcd_daemon.config", "sqlite3", "abcd_daemon.index.db",
+          "abcd_daemon.index.query", "abcd_daemon.index.usage")
 
 
 def loaded(args: list[str], env, cwd) -> list[str]:
@@ -95,7 +96,8 @@ def test_served_verbs_and_help_load_none_of_the_heavy_modules(tmp_path):
     daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()
     try:
         for args in (["history", "list"], ["history", "staged"], ["daemon", "status"],
-                     ["history", "reconstruct", "--all", "--out", str(out)]):
+                     ["history", "reconstruct", "--all", "--out", str(out)],
+                     ["search", "anything", "--json"], ["usage", "daily", "--json"]):
             modules = loaded(args, env, repo)
             heavy = [m for m in modules if any(m == n or m.startswith(n + ".") for n in _NEVER)]
             assert heavy == [], (args, heavy)

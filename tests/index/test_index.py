@@ -219,3 +219,64 @@ def test_pricing_overrides_come_from_config_toml_and_bad_ones_name_the_key():
     assert Pricing(dict(cfg.pricing)).cost_of_sums("acme-1-20260101", False, 10**6, 10**6, 0, 0) == 3.0
     with pytest.raises(InputError, match="output"):
         parse_config('[pricing."acme-1"]\ninput = 1\ncache_write = 0\ncache_read = 0\n')
+
+
+def test_a_query_matching_more_turns_than_the_window_is_ranked_among_its_newest_matches(home, repo, fixtures_dir):
+    _lane(home, repo, fixtures_dir)
+    conn = connect(home)
+    sync(conn, home)
+    ids = [r[0] for r in conn.execute("SELECT rowid FROM turn_text WHERE turn_text MATCH 'the' ORDER BY rowid DESC")]
+    assert len(ids) > 20
+    newest = {conn.execute("SELECT turn, session_id FROM turns WHERE id = ?", (i,)).fetchone() for i in ids[:5]}
+    windowed = search(conn, "the", Filters(window=5, limit=50))
+    assert {(h.turn, h.session_id) for h in windowed} == newest
+    assert len(search(conn, "the", Filters(window=0, limit=50))) == min(50, len(ids))
+    times = [conn.execute("SELECT r.captured_at FROM turns t JOIN records r ON r.name = t.record WHERE t.id = ?",
+                          (i,)).fetchone()[0] for i in (ids[0], ids[-1])]
+    from abcd_daemon.store.record import parse_rfc3339_ns
+
+    assert parse_rfc3339_ns(times[0]) >= parse_rfc3339_ns(times[1])  # ids grow with the records' capture time
+
+
+def test_a_record_the_index_cannot_hold_is_left_out_and_the_sync_goes_on(home, repo, tmp_path):
+    """A time past 2262 (no 64-bit nanosecond count holds it) reads as "no time"; a
+    record whose rows collide with another lane's (the same file in two lanes) is
+    left out alone — neither stops the records after it from being indexed."""
+    from ..conftest import make_repo
+    from ..reconstruct.real import store
+
+    one, two = Lane(home, repo[1]), Lane(home, make_repo(tmp_path / "other", message="other root"))
+    far = {"type": "user", "uuid": "u1", "timestamp": "9999-12-31T23:59:59Z",
+           "message": {"role": "user", "content": "a prompt from the far future"}}
+    store(one, "far-future", json.dumps(far).encode() + b"\n", captured_ns=1_790_000_000 * 10**9)
+    twin = store(one, "twin", json.dumps(dict(far, timestamp="2026-01-01T00:00:00Z")).encode() + b"\n",
+                 captured_ns=1_790_000_001 * 10**9)
+    from abcd_daemon.store.record import record_filename
+
+    two.ensure("records")
+    name = record_filename(twin)
+    (two.records / name).write_bytes((one.records / name).read_bytes())
+    store(two, "after-the-twin", json.dumps(dict(far, timestamp="2026-01-02T00:00:00Z")).encode() + b"\n",
+          captured_ns=1_790_000_002 * 10**9)
+    conn = connect(home)
+    sync(conn, home)
+    hits = {h.session_id: h.when for h in search(conn, "future", Filters(limit=10))}
+    assert hits == {"far-future": "", "twin": "2026-01-01 00:00:00", "after-the-twin": "2026-01-02 00:00:00"}
+    assert sorted(r[0] for r in conn.execute("SELECT session_id FROM records")) == [
+        "after-the-twin", "far-future", "twin"]  # the twin once: the second lane's copy is left out
+
+
+def test_a_tool_call_is_found_by_the_words_of_its_input_not_its_json_escapes(home, repo):
+    from ..reconstruct.real import store
+
+    lane = Lane(home, repo[1])
+    call = {"type": "assistant", "uuid": "a1", "timestamp": "2026-11-30T10:00:00Z",
+            "message": {"id": "msg_1", "model": "claude-sonnet-4-5", "role": "assistant",
+                        "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                                     "input": {"command": "cd repo\nmakepkg --clean", "timeout": 5}}]}}
+    store(lane, "tool-words", json.dumps(call).encode() + b"\n", captured_ns=1_790_000_000 * 10**9)
+    conn = connect(home)
+    sync(conn, home)
+    hits = search(conn, "makepkg", Filters(tool="Bash"))
+    assert [(h.session_id, h.role) for h in hits] == [("tool-words", "assistant")]
+    assert search(conn, "nmakepkg") == []  # "\n" is a line break, never glued to the word after it

@@ -82,12 +82,14 @@ class Viewer:
 
     def session_page(self, root: str, session_id: str) -> str:
         version, view = self.view(root, session_id)
-        base = pages.session_href(root, session_id)
-        name = self.source.repository_name(root)
-        crumbs = [pages.HOME, (pages.repo_href(root), pages.repo_label(name, root)),
-                  ("", f"session <code>{pages.e(session_id[:8])}</code>")]
-        return view.page(lazy=True, part_url=lambda k: f"{base}/part/{version}/{k}",
-                         crumbs=crumbs)
+        if view.served is None:  # built once per version, like the view itself
+            base = pages.session_href(root, session_id)
+            name = self.source.repository_name(root)
+            crumbs = [pages.HOME, (pages.repo_href(root), pages.repo_label(name, root)),
+                      ("", f"session <code>{pages.e(session_id[:8])}</code>")]
+            view.served = view.page(lazy=True, part_url=lambda k: f"{base}/part/{version}/{k}",
+                                    crumbs=crumbs)
+        return view.served
 
     def part(self, root: str, session_id: str, version: str, k: int) -> str:
         current, view = self.view(root, session_id)

@@ -36,3 +36,8 @@ def _parser():
 def to_html(text: str) -> str:
     """The HTML of the Markdown ``text`` (see the module docstring)."""
     return _parser().render(text)
+
+
+def warm() -> None:
+    """Build the parser now (about 10 ms), so the first page does not pay for it."""
+    _parser()

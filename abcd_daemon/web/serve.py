@@ -6,6 +6,7 @@ Contracts:
 - the access log is off (every URL could carry the token) and so is hypercorn's error
   log to stderr beyond startup failures; ``on_ready(url)`` receives the URL with the
   token once the socket listens;
+- the index is refreshed in the background every ``SYNC_EVERY_S`` seconds;
 - runs until cancelled (Ctrl-C) or ``shutdown`` is set.
 """
 
@@ -53,10 +54,29 @@ async def serve(source, *, port: int = 0, token: str | None = None, on_ready=Non
     config.bind = [f"fd://{sock.detach()}"]  # hypercorn owns (and closes) it now
     config.keep_alive_timeout = 30
     app = build_app(Viewer(source), token=token, port=port)
+    from .markdown import warm
+
+    await trio.to_thread.run_sync(warm)  # build the parser before the first page asks
     async with trio.open_nursery() as nursery:
         await nursery.start(_run, hypercorn_serve, app, config, shutdown)
+        nursery.start_soon(_refresh, source, shutdown)
         if on_ready is not None:
             on_ready(url_for(port, token))
+
+
+async def _refresh(source, shutdown) -> None:
+    """Keep the index level with the records in the background (pages never wait)."""
+    import trio
+
+    from .source import SYNC_EVERY_S
+
+    while shutdown is None or not shutdown.is_set():
+        await trio.to_thread.run_sync(source.refresh_index, abandon_on_cancel=True)
+        with trio.move_on_after(SYNC_EVERY_S):
+            if shutdown is not None:
+                await shutdown.wait()
+                return
+            await trio.sleep_forever()
 
 
 async def _run(hypercorn_serve, app, config, shutdown, task_status):

@@ -5,12 +5,13 @@ Contracts:
 - the page is the artefact (the bytes ``abcd history reconstruct`` writes) rendered
   by :mod:`.markdown`, plus two pictures drawn from its telemetry; it adds no text of
   a transcript the artefact does not hold;
-- every section keeps its anchor (:func:`~.outline.section_anchor`) in the first
-  response, so a lane's link always has somewhere to land; each turn has its own
+- every section keeps its anchor (:func:`~.outline.section_anchor`) and its heading
+  in the first response, so a lane's link always has somewhere to land (its
+  provenance lines travel with its first turns); each turn has its own
   anchor (:func:`~.outline.turn_anchor`), the target of search hits;
 - a body section's turns are grouped into parts of about :data:`PART_CHARS` of
-  Markdown; with ``lazy``, the first :data:`EAGER_CHARS` of parts (the main thread's
-  first turns) are in the page and the rest are placeholders that ``app.js`` fills
+  Markdown; with ``lazy``, the first part (the main thread's first turns) and the
+  parts after it that fit within :data:`EAGER_CHARS` in all are in the page and the rest are placeholders that ``app.js`` fills
   from ``part_url(k)`` as they near the viewport (each also a plain link);
   without ``lazy`` (the static export) everything is in the page and no script is
   needed.
@@ -29,8 +30,8 @@ from .outline import MAIN, Section, Turn, outline, turn_anchor
 from .shell import e, line, page, tokens
 from .timeline_svg import lanes, timeline_svg
 
-PART_CHARS = 64_000
-EAGER_CHARS = 64_000
+PART_CHARS = 32_000
+EAGER_CHARS = 32_000
 _DETAILS = {"completeness": "Completeness", "how-to-read": "How to read this document",
             "timeline-table": "Agent timeline (table)"}
 
@@ -42,7 +43,7 @@ class Part:
 
     @property
     def first(self) -> int:
-        return self.chunks[0].number
+        return next((c.number for c in self.chunks if c.number), 0)
 
     @property
     def last(self) -> int:
@@ -53,19 +54,35 @@ class Part:
         return sum(len(c.text) for c in self.chunks)
 
 
+def _heading(key: str) -> str:
+    """A body section's heading, as the renderer would write it (its id is on the
+    ``<section>``): built here so every section is in the page, whatever is lazy."""
+    return "<h2>Main thread</h2>" if key == MAIN else f"<h2>Agent <code>{e(key)}</code></h2>"
+
+
 def _parts(section: Section) -> list[Part]:
+    """The section's chunks in parts; its opening chunk (provenance) without the
+    heading line, which :func:`_heading` writes."""
     parts: list[Part] = []
     for chunk in section.chunks:
-        if chunk.number == 0:
-            continue  # the heading and provenance: always in the page
+        if chunk.number == 0 and not chunk.compacted:
+            _, _, rest = chunk.text.partition("\n")
+            chunk = Turn(0, rest)
         if not parts or parts[-1].size + len(chunk.text) > PART_CHARS:
             parts.append(Part(section.key, []))
         parts[-1].chunks.append(chunk)
     return parts
 
 
+def _what(part: Part) -> str:
+    if not part.first:
+        return "provenance"
+    return f"turns {part.first}–{part.last}" if part.last != part.first else f"turn {part.first}"
+
+
 def _turns_html(chunks: list[Turn], key: str) -> str:
     return "".join(f'<div class="turn" id="{e(turn_anchor(key, c.number))}">{to_html(c.text)}</div>'
+                   if c.number else f'<div class="provenance">{to_html(c.text)}</div>'
                    for c in chunks)
 
 
@@ -78,6 +95,7 @@ class SessionView:
         self.outline = outline(reconstruction.artefact.decode("utf-8", "replace"))
         self.lanes = lanes(self.telemetry, self.outline)
         self.costs = costs
+        self.served: str | None = None  # the served page, once built (see .app)
         self.parts: list[Part] = []
         self._part_of: dict[str, list[int]] = {}
         for section in self.outline.sections:
@@ -135,20 +153,20 @@ class SessionView:
                            f'{"".join(to_html(c.text) for c in section.chunks)}</section>')
                 continue
             out.append(f'<section class="thread" id="{e(section.anchor)}" data-key="{e(section.key)}">')
-            intro = [c for c in section.chunks if c.number == 0]
-            out.append("".join(to_html(c.text) for c in intro))
+            out.append(_heading(section.key))
             for k in self._part_of.get(section.key, ()):
                 part = self.parts[k]
-                if eager is None or eager > 0:
+                if eager is None or (k == 0 or part.size <= eager) and eager > 0:
                     out.append(_turns_html(part.chunks, part.section))
                     if eager is not None:
                         eager -= part.size
                 else:
+                    eager = 0  # parts stay in document order: none after the first lazy one
                     url = part_url(k) if part_url else "#"
                     out.append(f'<div class="part" data-src="{e(url)}" data-section="{e(part.section)}" '
                                f'data-first="{part.first}" data-last="{part.last}">'
-                               f'<a href="{e(url)}">turns {part.first}–{part.last} '
-                               f"({part.size // 1000} kB) — loading as you scroll</a></div>")
+                               f'<a href="{e(url)}">{_what(part)} ({part.size // 1000} kB) — loading as '
+                               "you scroll</a></div>")
             out.append("</section>")
         return "".join(out)
 

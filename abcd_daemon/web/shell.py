@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import html
 import importlib.resources
+import time
 
 from ..termsafe import clean_line
 
@@ -72,10 +73,7 @@ def when(ns: int) -> str:
     """``YYYY-MM-DD HH:MM`` UTC for epoch ns, ``—`` for 0."""
     if not ns:
         return "—"
-    from ..store.record import format_rfc3339_ns
-
-    stamp = format_rfc3339_ns(ns)
-    return f"{stamp[:10]} {stamp[11:16]}"
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(ns // 1_000_000_000))
 
 
 def tokens(n: int | None) -> str:

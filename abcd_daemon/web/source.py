@@ -10,7 +10,8 @@ to ask the daemon when one runs, so a page shows exactly what ``abcd history lis
 Contracts:
 - read-only towards the store: nothing here writes a record, a staging entry or a
   note. The one thing written is the derived index, brought level with the records
-  (at most every :data:`SYNC_EVERY_S` seconds), as ``abcd search`` does;
+  by :meth:`LocalSource.refresh_index` (as ``abcd search`` does), which the server
+  runs in the background;
 - every id coming from a URL is checked before it names a path (a root SHA by
   :func:`~abcd_daemon.ids.check_root_sha`, a session id by the record listing it
   must appear in); an unknown one is :class:`~abcd_daemon.errors.NotFoundError`;
@@ -32,7 +33,7 @@ from ..store.lane import Lane, list_lanes
 from ..store.record import Record
 from ..store.records import list_records
 
-SYNC_EVERY_S = 5.0
+SYNC_EVERY_S = 10.0
 MAX_BLOCK_BYTES = 8 << 10
 
 
@@ -62,7 +63,7 @@ class LocalSource:
         self.home = home
         self._pricing_overrides = dict(pricing_overrides or {})
         self._sync_lock = threading.Lock()
-        self._synced_at = -1e9
+        self._synced_at = -1.0
 
     # -- records (overridden by the daemon-served source) ----------------------------
     def records(self, lane: Lane) -> list[Record]:
@@ -91,23 +92,37 @@ class LocalSource:
 
         return Pricing(self._pricing_overrides)
 
-    def index(self):
-        """A connection to the index brought level with the records (None when the
-        index cannot be opened: pages then show no tokens or costs)."""
+    def refresh_index(self) -> None:
+        """Bring the index level with the records (what ``abcd search`` does first).
+        The server runs this in the background every :data:`SYNC_EVERY_S` seconds, so no
+        page waits for it; a failure leaves what the index holds, which is still shown."""
         from ..index.db import connect, sync
 
-        try:
-            conn = connect(self.home)
-        except (OSError, Exception):  # noqa: BLE001 - derived data: a page without costs
-            return None
         with self._sync_lock:
-            if time.monotonic() - self._synced_at >= SYNC_EVERY_S:
-                try:
-                    sync(conn, self.home)
-                except Exception:  # noqa: BLE001 - what it holds is still shown
-                    pass
-                self._synced_at = time.monotonic()
-        return conn
+            try:
+                conn = connect(self.home)
+            except Exception:  # noqa: BLE001 - derived data: pages show no costs
+                return
+            try:
+                sync(conn, self.home)
+            except Exception:  # noqa: BLE001 - what it holds is still shown
+                pass
+            finally:
+                conn.close()
+            self._synced_at = time.monotonic()
+
+    def index(self):
+        """A connection to the index (None when it cannot be opened: pages then show no
+        tokens or costs). Brought level with the records first only if it never was in
+        this process (a page is then as fresh as the last background refresh)."""
+        from ..index.db import connect
+
+        if self._synced_at < 0:
+            self.refresh_index()
+        try:
+            return connect(self.home)
+        except Exception:  # noqa: BLE001 - derived data: a page without costs
+            return None
 
     def repositories(self) -> list[RepoRow]:
         from ..queue.survey import lane_name

@@ -193,6 +193,7 @@ def timeline_svg(session_lanes: list[Lane]) -> str:
         if i % 2:
             out.append(f'<rect x="0" y="{top + i * LANE_H}" width="{WIDTH}" height="{LANE_H}" '
                        'fill="#f6f7f9"/>')
+    dots = []  # spawn and join points, drawn over the bars
     for lane in session_lanes:  # connectors under the bars
         host = rows.get(lane.host)
         if host is None or not lane.start:
@@ -200,12 +201,14 @@ def timeline_svg(session_lanes: list[Lane]) -> str:
         ly, hy = y(rows[lane.key]), y(host)
         if lane.spawn:
             out.append(f'<path class="spawn" d="M{x(lane.spawn)},{hy}V{ly}H{x(lane.start)}" '
-                       'fill="none" stroke="#888" stroke-width="1" stroke-dasharray="3 2"/>')
-            out.append(f'<circle cx="{x(lane.spawn)}" cy="{hy}" r="2.5" fill="#555"/>')
+                       'fill="none" stroke="#555" stroke-width="1" stroke-dasharray="3 2"/>')
+            dots.append(f'<circle class="spawn-point" cx="{x(lane.spawn)}" cy="{hy}" r="3" '
+                        'fill="#fff" stroke="#333" stroke-width="1.2"/>')
         if lane.join:
             out.append(f'<path class="join" d="M{x(lane.end)},{ly}H{x(lane.join)}V{hy}" '
                        'fill="none" stroke="#2a9d5c" stroke-width="1" stroke-dasharray="1 2"/>')
-            out.append(f'<circle cx="{x(lane.join)}" cy="{hy}" r="2.5" fill="#2a9d5c"/>')
+            dots.append(f'<circle class="join-point" cx="{x(lane.join)}" cy="{hy}" r="3" '
+                        'fill="#2a9d5c" stroke="#fff" stroke-width="1"/>')
     for i, lane in enumerate(session_lanes):
         cy = y(i)
         out.append(f'<g class="lane" data-agent="{esc(lane.key)}" data-order="{i}">'
@@ -230,6 +233,7 @@ def timeline_svg(session_lanes: list[Lane]) -> str:
                        f'stroke="#d62728"><title>spawned {esc(who)} here; its transcript is '
                        'not stored</title></circle>')
         out.append("</a></g>")
+    out.extend(dots)
     out.append("</svg>")
     return "".join(out)
 

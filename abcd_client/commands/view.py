@@ -31,8 +31,10 @@ def register(app, history, daemon) -> None:
         token-protected, read-only; runs until Ctrl-C."""
         import trio
 
+        import signal
+
         from abcd_daemon.errors import InputError
-        from abcd_daemon.web.serve import serve
+        from abcd_daemon.web.serve import bind_socket, serve
 
         from .. import output, runtime
         from ..view_source import DaemonSource
@@ -41,10 +43,11 @@ def register(app, history, daemon) -> None:
             output.fail(InputError(f"--port {port} is not a TCP port (0-65535)"), as_json=as_json)
 
         def ready(url: str) -> None:
-            if as_json:
+            if as_json:  # one line, so a script can read it while the server runs
+                import json
                 from urllib.parse import urlsplit
 
-                output.emit_json({"url": url, "port": urlsplit(url).port})
+                sys.stdout.write(json.dumps({"url": url, "port": urlsplit(url).port}) + "\n")
             else:
                 output.say(f"abcd view — serving your sessions at\n\n    {url}\n\n"
                            "Open that URL (it carries this launch's token). Ctrl-C stops.")
@@ -59,10 +62,25 @@ def register(app, history, daemon) -> None:
 
         source = DaemonSource(runtime.home(), runtime.config().pricing)
         try:
-            trio.run(lambda: serve(source, port=port, on_ready=ready))
-        except KeyboardInterrupt:
-            return
+            sock = bind_socket(port)
         except OSError as exc:
             output.fail(InputError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}",
                                    hint="choose another --port, or omit it for a free one"),
                         as_json=as_json)
+
+        async def main() -> None:
+            stop = trio.Event()
+            async with trio.open_nursery() as nursery:
+                async def on_signal() -> None:
+                    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                        async for _ in signals:
+                            stop.set()
+                            return
+
+                nursery.start_soon(on_signal)
+                await serve(source, on_ready=ready, shutdown=stop, sock=sock)
+                nursery.cancel_scope.cancel()
+
+        trio.run(main)
+        if not as_json:
+            output.say("abcd view — stopped")

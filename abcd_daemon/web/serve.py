@@ -36,8 +36,10 @@ def url_for(port: int, token: str, path: str = "/") -> str:
 
 
 async def serve(source, *, port: int = 0, token: str | None = None, on_ready=None,
-                shutdown=None) -> None:
-    """Serve ``source`` (a :class:`~.source.LocalSource`) until cancelled."""
+                shutdown=None, sock: socket.socket | None = None) -> None:
+    """Serve ``source`` (a :class:`~.source.LocalSource`) until cancelled or
+    ``shutdown`` (a ``trio.Event``) is set; on ``sock`` (from :func:`bind_socket`, so a
+    caller can report a taken port before the event loop starts) or a new one."""
     import trio
     from hypercorn.config import Config
     from hypercorn.trio import serve as hypercorn_serve
@@ -45,7 +47,7 @@ async def serve(source, *, port: int = 0, token: str | None = None, on_ready=Non
     from .app import Viewer, build_app
     from .auth import new_token
 
-    sock = bind_socket(port)
+    sock = sock or bind_socket(port)
     port = sock.getsockname()[1]
     token = token or new_token()
     config = Config()

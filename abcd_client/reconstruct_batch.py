@@ -5,7 +5,8 @@ One request: the daemon plans the batch and streams every session back
 session's pair of files is written into ``--out`` as it arrives (the same writer as a
 single session, :func:`~abcd_client.reconstruct_files.write_pair`), so a failure — of
 one session's reconstruction or of one write — is reported for that session while
-every other one is still written.
+every other one is still written. With ``--format html`` each session is one
+``<session>.html`` instead (:func:`~abcd_client.reconstruct_files.write_html`).
 
 Output: a progress bar on a terminal (stderr; nothing when piped), then a summary
 table (session, repository, agents, turns, tokens, size, result) and a totals line;

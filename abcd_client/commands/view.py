@@ -2,7 +2,7 @@
 
 Starts the viewer (:mod:`abcd_daemon.web`) in this process on 127.0.0.1 and prints its
 URL, which carries a random token drawn for this launch; the browser is opened on it
-unless ``--no-open``. Requests without the token, or with a ``Host`` that is not this
+unless ``--no-open`` (or when there is no graphical display: the URL is printed). Requests without the token, or with a ``Host`` that is not this
 loopback address and port, are refused (403); nothing reachable from the browser
 changes the store. Records and reconstructions come from the daemon when it runs,
 from the same core in-process when it does not (:mod:`abcd_client.view_source`).
@@ -14,6 +14,15 @@ from __future__ import annotations
 import sys
 
 import typer
+
+
+def _has_display() -> bool:
+    """Whether a graphical browser can open here: on a bare terminal Python's
+    ``webbrowser`` would start a text browser in it, hiding the printed URL."""
+    import os
+
+    return sys.platform == "darwin" or bool(os.environ.get("DISPLAY") or
+                                             os.environ.get("WAYLAND_DISPLAY"))
 
 
 def register(app, history, daemon) -> None:
@@ -52,7 +61,7 @@ def register(app, history, daemon) -> None:
                 output.say(f"abcd view — serving your sessions at\n\n    {url}\n\n"
                            "Open that URL (it carries this launch's token). Ctrl-C stops.")
             sys.stdout.flush()
-            if not no_open:
+            if not no_open and _has_display():
                 import webbrowser
 
                 try:

@@ -53,7 +53,7 @@ def _cookie(header: str, name: str) -> str:
 
 def decide(*, method: str, host: str, query: str, cookie: str, token: str, port: int) -> Verdict:
     """The verdict on one request (see the module docstring)."""
-    if host not in (f"127.0.0.1:{port}", f"localhost:{port}"):
+    if host.lower() not in (f"127.0.0.1:{port}", f"localhost:{port}"):
         return Verdict(403, "this viewer answers only to its own loopback address")
     offered = parse_qs(query).get("token", [""])[0]
     from_query = bool(offered) and secrets.compare_digest(offered.encode(), token.encode())

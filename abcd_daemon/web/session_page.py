@@ -144,7 +144,7 @@ class SessionView:
                            "</div></section>")
                 continue
             if section.key in _DETAILS:
-                text = section.chunks[0].text.split("\n", 1)[1] if section.chunks else ""
+                text = section.chunks[0].text.partition("\n")[2] if section.chunks else ""
                 out.append(f'<details id="{e(section.anchor)}"><summary>{_DETAILS[section.key]}'
                            f"</summary>{to_html(text)}</details>")
                 continue

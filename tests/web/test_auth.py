@@ -36,6 +36,7 @@ def test_a_host_that_is_not_this_loopback_address_and_port_is_403_even_with_the_
                  f"localhost.evil.example:{PORT}"):
         assert judge(host=host).status == 403, host
     assert judge(host=f"localhost:{PORT}").status == 0
+    assert judge(host=f"LocalHost:{PORT}").status == 0  # a host name is case-insensitive
 
 
 def test_only_reading_verbs_exist():

@@ -58,3 +58,16 @@ def test_hostile_text_in_a_lane_is_one_escaped_line():
     svg = timeline_svg([Lane("a<b>", '<script>x</script>\n"q"', "#000", 1, 2, title="<i>t</i>")])
     assert "<script" not in svg and "<i>" not in svg and "<b>" not in svg
     assert "&lt; script&gt;" in svg or "&lt;script&gt;" in svg
+
+
+def test_a_compacted_session_marks_each_compaction_on_the_lane_it_happened_in():
+    from abcd_daemon.web.timeline_svg import COMPACTION_COLOUR
+
+    from ..reconstruct.support import run
+    from ..reconstruct.test_compaction import COMPACT, _compacted_session
+
+    r = run(_compacted_session())
+    drawn = {lane.key: lane for lane in lanes(r.telemetry, outline(r.artefact.decode()))}
+    assert len(drawn["main"].compactions) == 2  # the two [COMPACTED] markers of the main thread
+    assert drawn[COMPACT].colour == COMPACTION_COLOUR and drawn[COMPACT].host == "main"
+    assert timeline_svg(list(drawn.values())).count('class="compaction"') == 2

@@ -25,6 +25,26 @@ class DaemonSource(LocalSource):
             return super().records(lane)
         return reply.records
 
+    def session_records(self, root_sha: str, session_id: str):
+        """One session's records: ``ListRequest`` narrowed to the session (the daemon
+        sends those, not the whole lane's)."""
+        from abcd_daemon.errors import NotFoundError
+        from abcd_daemon.ids import is_valid_id
+        from abcd_daemon.wire.messages import ListRequest
+
+        from .connect import ask
+
+        lane = self.lane(root_sha)
+        if not is_valid_id(session_id):
+            raise NotFoundError(f"no session {session_id!r} is stored in this repository")
+        reply = ask(ListRequest(root_sha=lane.root_sha, session_id=session_id))
+        if reply is None:
+            return super().session_records(root_sha, session_id)
+        records = [r for r in reply.records if r.session_id == session_id]  # never a prefix's
+        if not records:
+            raise NotFoundError(f"no session {session_id!r} is stored in this repository")
+        return records
+
     def reconstruction(self, root_sha: str, session_id: str):
         from abcd_daemon.wire.messages import ReconstructRequest
 

@@ -18,10 +18,14 @@ The index is synced once (as the daemon keeps it), then the viewer is served on
   list_ms                GET of the 2,000-session list, warm (records and index read
                          once before); median.
 
+With ``--daemon`` a real daemon serves that store and the viewer reads records and
+reconstructions through it (``abcd_client.view_source.DaemonSource``, what ``abcd view``
+uses when the daemon runs); without it, the same core runs in-process.
+
 Targets: first byte ≤ 300 ms, loaded ≤ 2,000 ms, list ≤ 300 ms. The last line printed is
 one JSON object ``{"session_first_byte_ms", "session_loaded_ms", "list_ms", ...}``.
 
-    .venv/bin/python bench/view.py [--repeat 5] [--sessions 2000] [--check]
+    .venv/bin/python bench/view.py [--repeat 5] [--sessions 2000] [--daemon] [--check]
 """
 
 from __future__ import annotations
@@ -98,6 +102,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sessions", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=55)
+    parser.add_argument("--daemon", action="store_true",
+                        help="read through a running daemon (as abcd view does when one runs)")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args()
 
@@ -111,7 +117,18 @@ def main() -> None:
         session = build(args.seed, 8.0)
         store(home, session)
         many_sessions(home, args.sessions)
-        source = LocalSource(home)
+        daemon = None
+        if args.daemon:
+            from abcd_client.view_source import DaemonSource
+            from tests.daemon.procs import DaemonProc, env_for
+
+            env = env_for(Path(tmp))
+            os.environ.update({k: env[k] for k in ("ABCD_HOME", "ABCD_SOCKET", "TMPDIR")})
+            os.environ.pop("ABCD_LOCAL", None)
+            daemon = DaemonProc(env, Path(tmp) / "daemon.log").wait_ready(60)
+            source = DaemonSource(home)
+        else:
+            source = LocalSource(home)
         t = time.perf_counter()
         source.index().close()  # derive the index once, as the daemon keeps it
         print(f"index synced in {time.perf_counter() - t:.1f}s", file=sys.stderr)
@@ -157,6 +174,8 @@ def main() -> None:
             lists = [first_byte(served, f"/r/{LIST_ROOT}")[0] for _ in range(args.repeat)]
         finally:
             served.stop()
+            if daemon is not None:
+                daemon.stop()
 
     transcript_mb = sum(len(body) for _, body in session) / 1e6
     print(f"session: {len(session)} records, {transcript_mb:.2f} MB of transcript; page "
@@ -171,6 +190,7 @@ def main() -> None:
         "session_loaded_ms": round(statistics.median(loaded), 1) if loaded else None,
         "list_ms": round(statistics.median(lists), 1),
         "sessions_listed": args.sessions,
+        "source": "daemon" if args.daemon else "in-process",
         "transcript_mb": round(transcript_mb, 2),
         "page_kb": round(sizes / 1e3, 1),
         "loadavg_1m": round(os.getloadavg()[0], 2),

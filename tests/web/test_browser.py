@@ -75,6 +75,21 @@ def test_clicking_a_lane_scrolls_to_its_agent_section(world, browser):
     assert browser.execute_script("return window.scrollY") > before + 500
 
 
+def test_the_rest_of_a_long_session_loads_as_the_reader_scrolls(world, browser):
+    served, _ = world
+    browser.get(served.at(f"/r/{ROOT}/s/{REAL_SESSION}"))
+    count = "return document.querySelectorAll(arguments[0]).length"
+    assert browser.execute_script(count, ".part[data-src]") > 0  # not all of it came at once
+    deadline = time.monotonic() + 30
+    while browser.execute_script(count, ".part") and time.monotonic() < deadline:
+        browser.execute_script("window.scrollBy(0, window.innerHeight)")  # a reader, paging
+        time.sleep(0.05)
+    assert browser.execute_script(count, ".part") == 0
+    status, _, whole = get(served.at(f"/r/{ROOT}/s/{REAL_SESSION}/export"))
+    assert status == 200
+    assert browser.execute_script(count, "div.turn") == whole.count(b'<div class="turn"')
+
+
 def test_a_script_a_forged_heading_and_a_fence_in_a_transcript_render_as_text(world, browser):
     served, _ = world
     browser.get(served.at(f"/r/{ROOT}/s/{HOSTILE_SESSION}"))

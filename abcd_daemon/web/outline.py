@@ -120,13 +120,13 @@ def _section_key(line: str) -> tuple[str, bool] | None:
 def outline(text: str) -> Outline:
     """The :class:`Outline` of the artefact ``text`` (see the module docstring).
 
-    Only lines that can open or close a fence or start a structure are visited (one
-    regex pass finds them); chunks are slices of ``text`` between those lines."""
+    Only lines that can open a fence or start a structure are visited (a regex
+    finds them); a fence is skipped whole by finding its closing line; chunks are
+    slices of ``text`` between structure lines."""
     sections: list[Section] = []
     current: Section | None = None
     chunk = Turn(0, "")
     start = 0  # where the open chunk's text starts
-    fence = 0  # the open fence's backtick count, 0 outside a fence
 
     def cut(at: int, new: Turn) -> Turn:
         nonlocal start
@@ -136,15 +136,26 @@ def outline(text: str) -> Outline:
         start = at
         return new
 
-    for match in _CANDIDATE.finditer("\n" + text):
-        line, at = match.group(1), match.start()  # "\n" + text: offsets shift by one
-        if fence:
-            if line.startswith("`" * fence) and not line.strip("`").strip():
-                fence = 0
-            continue
+    padded = "\n" + text  # every line starts after a "\n": offsets shift by one
+    pos = 0
+    while True:
+        match = _CANDIDATE.search(padded, pos)
+        if match is None:
+            break
+        line, at, pos = match.group(1), match.start(), match.end()
         opened = _OPEN.match(line)
-        if opened:
-            fence = len(opened.group(1))
+        if opened:  # skip the fence whole: its closing line is the next one that is
+            ticks = "\n" + opened.group(1)  # that run of backticks and nothing else
+            while True:
+                close = padded.find(ticks, pos)
+                if close < 0:
+                    pos = len(padded)
+                    break
+                end = padded.find("\n", close + 1)
+                end = len(padded) if end < 0 else end
+                pos = end
+                if not padded[close + 1:end].strip("`").strip():
+                    break
             continue
         key = _section_key(line)
         if key is not None:

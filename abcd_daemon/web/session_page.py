@@ -189,5 +189,3 @@ def export_html(reconstruction, costs: dict | None = None) -> str:
     """The static export: the same session page as one self-contained HTML file."""
     return SessionView(reconstruction, costs).page(lazy=False)
 
-
-__all__ = ["MAIN", "SessionView", "export_html"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import threading
 import urllib.error
 import urllib.request
@@ -136,7 +135,3 @@ def browser_or_skip():
         return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     except Exception as exc:  # noqa: BLE001 - any failure to start is the skip's reason
         pytest.skip(f"the browser could not start: {type(exc).__name__}: {str(exc)[:300]}")
-
-
-def chromium_available() -> bool:
-    return bool(shutil.which(CHROMIUM)) and bool(shutil.which(CHROMEDRIVER))

@@ -16,7 +16,10 @@ The index is synced once (as the daemon keeps it), then the viewer is served on
                          end (the timeline, bars and first turns; later turns load as
                          the reader scrolls); median;
   list_ms                GET of the 2,000-session list, warm (records and index read
-                         once before); median.
+                         once before; the page is reused while the records directory and
+                         the index are unchanged); median;
+  list_first_ms          the first GET of that list on a fresh server (every record's
+                         frontmatter listed, the index queried, the page built).
 
 With ``--daemon`` a real daemon serves that store and the viewer reads records and
 reconstructions through it (``abcd_client.view_source.DaemonSource``, what ``abcd view``
@@ -189,6 +192,7 @@ def main() -> None:
         "session_first_byte_ms": round(statistics.median(firsts), 1),
         "session_loaded_ms": round(statistics.median(loaded), 1) if loaded else None,
         "list_ms": round(statistics.median(lists), 1),
+        "list_first_ms": round(cold_list, 1),
         "sessions_listed": args.sessions,
         "source": "daemon" if args.daemon else "in-process",
         "transcript_mb": round(transcript_mb, 2),

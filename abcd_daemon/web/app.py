@@ -17,6 +17,8 @@ Contracts:
   content hashes and sizes of its records) — and kept in a small LRU, so its parts
   are cut from the same reconstruction the page came from; a part of a version that
   is no longer current is 409 (the page says reload), never another version's turns;
+- a repository's session list is rebuilt only when its records directory or the
+  index changed;
 - errors are pages: an unknown repository or session 404, a malformed id 404, a core
   refusal 500 with its message (never a traceback).
 
@@ -54,6 +56,19 @@ class Viewer:
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[str, str], tuple[str, SessionView]] = OrderedDict()
         self._lock = threading.Lock()
+        self._lists: dict[str, tuple[tuple, str]] = {}
+
+    def sessions_page(self, root: str) -> str:
+        """A repository's session list, rebuilt only when its records or the index
+        changed (:meth:`~.source.LocalSource.listing_stamp`)."""
+        stamp = self.source.listing_stamp(root)
+        cached = self._lists.get(root)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        page = pages.sessions(root, self.source.repository_name(root), self.source.sessions(root))
+        if self.source.listing_stamp(root) == stamp:  # nothing changed while it was built
+            self._lists[root] = (stamp, page)
+        return page
 
     def version(self, root: str, session_id: str) -> str:
         records = self.source.session_records(root, session_id)
@@ -140,8 +155,7 @@ def build_app(viewer: Viewer, *, token: str, port: int):
 
     async def repo(request: Request):
         root, _ = _ids(request)
-        return await run(lambda: pages.sessions(root, viewer.source.repository_name(root),
-                                                viewer.source.sessions(root)))
+        return await run(viewer.sessions_page, root)
 
     async def session(request: Request):
         try:

@@ -124,6 +124,25 @@ class LocalSource:
         except Exception:  # noqa: BLE001 - derived data: a page without costs
             return None
 
+    def listing_stamp(self, root_sha: str) -> tuple:
+        """What a repository's session list depends on, cheaply: the identity and
+        modification time of its records directory (a record is only ever added or
+        removed by a rename into or out of it) and of the index's files. Equal stamps
+        mean an equal list."""
+        import os
+
+        from ..index.db import index_path
+
+        stamp = []
+        for path in (str(self.lane(root_sha).records), index_path(self.home),
+                     index_path(self.home) + "-wal"):
+            try:
+                st = os.stat(path, follow_symlinks=False)
+                stamp.append((st.st_ino, st.st_size, st.st_mtime_ns))
+            except OSError:
+                stamp.append(None)
+        return tuple(stamp)
+
     def repositories(self) -> list[RepoRow]:
         from ..queue.survey import lane_name
 

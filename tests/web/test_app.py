@@ -85,3 +85,19 @@ def test_the_export_route_is_a_download_of_the_self_contained_page(served):
     status, headers, body = get(served.at(f"/r/{ROOT}/s/{HOSTILE_SESSION}/export"))
     assert status == 200 and "attachment" in headers["content-disposition"]
     assert b"<style>" in body and b"&lt;script&gt;" in body and b"<script" not in body
+
+
+def test_a_repositorys_list_is_reused_until_a_record_arrives_and_then_shows_it(tmp_path):
+    from abcd_daemon.web.app import Viewer
+
+    from .support import store_real
+
+    home = make_home(tmp_path)
+    store_real(home)
+    viewer = Viewer(LocalSource(home))
+    viewer.sessions_page(ROOT)  # the first also derives the index: not kept
+    first = viewer.sessions_page(ROOT)
+    assert viewer.sessions_page(ROOT) is first
+    store_hostile(home)
+    again = viewer.sessions_page(ROOT)
+    assert again is not first and HOSTILE_SESSION[:8] in again

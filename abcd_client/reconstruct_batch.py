@@ -5,7 +5,8 @@ One request: the daemon plans the batch and streams every session back
 session's pair of files is written into ``--out`` as it arrives (the same writer as a
 single session, :func:`~abcd_client.reconstruct_files.write_pair`), so a failure — of
 one session's reconstruction or of one write — is reported for that session while
-every other one is still written.
+every other one is still written. With ``--format html`` each session is one
+``<session>.html`` instead (:func:`~abcd_client.reconstruct_files.write_html`).
 
 Output: a progress bar on a terminal (stderr; nothing when piped), then a summary
 table (session, repository, agents, turns, tokens, size, result) and a totals line;
@@ -23,7 +24,7 @@ import typer
 from abcd_daemon.errors import AbcdError
 
 from . import output
-from .reconstruct_files import served, write_pair
+from .reconstruct_files import served, write_html, write_pair
 
 
 def _served_items(client, request):
@@ -66,8 +67,9 @@ def _local_items(request):
     return plan.total, items
 
 
-def run_batch(request, out: str, as_json: bool) -> None:
-    """Run the batch ``request`` (a BatchReconstructRequest) into the directory ``out``."""
+def run_batch(request, out: str, as_json: bool, fmt: str = "md") -> None:
+    """Run the batch ``request`` (a BatchReconstructRequest) into the directory ``out``;
+    ``fmt`` ``html`` writes one ``<session>.html`` per session instead of the pair."""
     from .connect import daemon
     from .exports import warn_if_committable
     from .progress import Bar
@@ -82,7 +84,7 @@ def run_batch(request, out: str, as_json: bool) -> None:
             for ref, result in items:
                 if not isinstance(result, AbcdError):
                     try:
-                        paths = write_pair(out, result)
+                        paths = (write_html if fmt == "html" else write_pair)(out, result)
                     except AbcdError as exc:
                         result = exc
                 if isinstance(result, AbcdError):

@@ -53,6 +53,41 @@ def write_pair(out_dir: str, reconstruction) -> list[str]:
     return [artefact, telemetry]
 
 
+def html_name(session_id: str) -> str:
+    return f"{session_id}.html"
+
+
+def html_export(reconstruction) -> bytes:
+    """The session page (:func:`abcd_daemon.web.session_page.export_html`) as one
+    self-contained HTML file: no script, no request, its stylesheet inline. Per-thread
+    costs are included when the usage index can price them."""
+    from abcd_client import runtime
+    from abcd_daemon.web.session_page import export_html
+    from abcd_daemon.web.source import LocalSource
+
+    t = reconstruction.telemetry
+    try:
+        costs = LocalSource(runtime.home(), runtime.config().pricing).thread_costs(
+            t.root_commit, t.session_id)
+    except AbcdError:
+        costs = None
+    return export_html(reconstruction, costs).encode("utf-8")
+
+
+def write_html(out_dir: str, reconstruction) -> list[str]:
+    """Write ``<session>.html`` (:func:`html_export`) into ``out_dir``, atomically and
+    owner-only. Returns the absolute path written. Raises AbcdError."""
+    from abcd_client.exports import EXPORT_MODE
+    from abcd_daemon.fsio import atomic_write
+
+    path = os.path.abspath(os.path.join(out_dir, html_name(reconstruction.telemetry.session_id)))
+    try:
+        atomic_write(path, html_export(reconstruction), mode=EXPORT_MODE, durable=False)
+    except OSError as exc:
+        raise AbcdError(f"could not write {path}: {exc.strerror or exc}") from None
+    return [path]
+
+
 def stdout_text(reconstruction) -> str:
     from abcd_daemon.reconstruct.fence import fence
     from abcd_daemon.termsafe import sanitize_block

@@ -6,7 +6,7 @@ modules really register, so the index cannot drift from the verbs.
 """
 
 NAMES = ("store", "queue", "failed", "daemon", "reconstruct", "ingest", "redact", "rescan", "missing", "search",
-         "usage")
+         "usage", "view")
 
 #: The command path of every verb → the module that registers it.
 VERBS = {
@@ -24,6 +24,7 @@ VERBS = {
     ("redact",): "redact",
     ("search",): "search", ("index", "rebuild"): "search",
     ("usage",): "usage",
+    ("view",): "view",
 }
 GROUPS = ("history", "daemon", "index")
 

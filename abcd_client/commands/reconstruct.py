@@ -14,6 +14,11 @@ Many sessions (several ids, ``--all`` for this repository, ``--all-repos`` for e
 one, narrowed by ``--since``): one request, one pair per session into ``--out``
 (:mod:`abcd_client.reconstruct_batch`); ``--out -`` is refused there.
 
+``--format html`` writes the same session page ``abcd view`` serves as one
+self-contained ``<session>.html`` instead of the pair (no script, no request, the
+stylesheet inline; :func:`abcd_client.reconstruct_files.html_export`); ``--out -``
+prints it.
+
 An id may be a unique prefix of 6+ characters. ``--mode full|spine``;
 ``--max-block-bytes`` (default 8192, 0 disables, negative is refused). The daemon
 answers when it runs; otherwise the same core runs in-process. Exit status: 0 done,
@@ -54,30 +59,45 @@ def _reconstruct(session_id: str, mode: str, max_block_bytes: int):
     return reconstruct(lane, opts, now_ns=runtime.now_ns())
 
 
-def run(session_id: str, out: str, mode: str, max_block_bytes: int, as_json: bool) -> None:
+FORMATS = ("md", "html")
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise InputError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}")
+
+
+def run(session_id: str, out: str, mode: str, max_block_bytes: int, as_json: bool,
+        fmt: str = "md") -> None:
     """One session's verb body (exits through :func:`abcd_client.output.fail`)."""
     from abcd_client.exports import warn_if_committable
     from abcd_client.output import emit_json, fail
-    from abcd_client.reconstruct_files import print_summary, stdout_text, write_pair
+    from abcd_client.reconstruct_files import (html_export, print_summary, stdout_text,
+                                               write_html, write_pair)
     from abcd_daemon.reconstruct.schema import ReconstructOptions
+    from abcd_daemon.termsafe import sanitize_block
 
     try:
+        _check_format(fmt)
         ReconstructOptions(session_id=session_id, mode=mode, max_block_bytes=max_block_bytes)
         _check_out(out)
         result = _reconstruct(session_id, mode, max_block_bytes)
-        written = write_pair(out, result) if out != "-" else []
+        writer = write_html if fmt == "html" else write_pair
+        written = writer(out, result) if out != "-" else []
+        page = html_export(result).decode("utf-8") if fmt == "html" and out == "-" else ""
     except AbcdError as err:
         fail(err, as_json=as_json)
     warn_if_committable(written)
     if as_json:
         envelope = result.envelope()
         if out == "-":
-            envelope["artefact"] = result.artefact.decode("utf-8", "replace")
+            envelope["artefact" if fmt == "md" else "html"] = (
+                page or result.artefact.decode("utf-8", "replace"))
         else:
             envelope["written"] = written
         emit_json(envelope)
     elif out == "-":
-        sys.stdout.write(stdout_text(result))
+        sys.stdout.write(sanitize_block(page) if page else stdout_text(result))
         sys.stdout.flush()
     else:
         print_summary(result, written)
@@ -91,7 +111,7 @@ def _check_out(out: str) -> None:
 
 
 def run_many(ids: list[str], everything: bool, all_repos: bool, since: str, out: str,
-             mode: str, max_block_bytes: int, as_json: bool) -> None:
+             mode: str, max_block_bytes: int, as_json: bool, fmt: str = "md") -> None:
     """The batch: several ids, ``--all`` or ``--all-repos``."""
     from abcd_client import output, runtime
     from abcd_client.reconstruct_batch import run_batch
@@ -99,6 +119,7 @@ def run_many(ids: list[str], everything: bool, all_repos: bool, since: str, out:
     from abcd_daemon.wire.messages import BatchReconstructRequest
 
     try:
+        _check_format(fmt)
         for key in ids or ["x"]:  # each id is safe; the mode and the cap are usable
             ReconstructOptions(session_id=key, mode=mode, max_block_bytes=max_block_bytes)
         if ids and (everything or all_repos):
@@ -114,7 +135,7 @@ def run_many(ids: list[str], everything: bool, all_repos: bool, since: str, out:
         output.fail(err, as_json=as_json)
     run_batch(BatchReconstructRequest(root_sha=root_sha, all_repos=all_repos, session_ids=ids,
                                       since=since, mode=mode, max_block_bytes=max_block_bytes),
-              out, as_json)
+              out, as_json, fmt)
 
 
 def register(app: typer.Typer, history: typer.Typer, daemon: typer.Typer) -> None:
@@ -143,6 +164,10 @@ def register(app: typer.Typer, history: typer.Typer, daemon: typer.Typer) -> Non
             DEFAULT_MAX_BLOCK_BYTES, "--max-block-bytes", metavar="N",
             help="Cap one rendered tool input, tool result or thinking block at N bytes "
             "(marked and counted); 0 disables the cap."),
+        fmt: str = typer.Option("md", "--format", metavar="md|html",
+                                help="md: <session>.md + <session>.telemetry.json. html: one "
+                                "self-contained <session>.html, the page `abcd view` shows "
+                                "(timeline picture, per-agent bars, transcript)."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Render captured sessions — each with its main thread and every sub-agent — as
@@ -153,7 +178,7 @@ def register(app: typer.Typer, history: typer.Typer, daemon: typer.Typer) -> Non
         but those files; refuses outside a git checkout (except --all-repos)."""
         ids = list(session_ids or [])
         if len(ids) == 1 and not (everything or all_repos or since):
-            run(ids[0], out, mode, max_block_bytes, as_json)
+            run(ids[0], out, mode, max_block_bytes, as_json, fmt)
         elif not ids and not (everything or all_repos):
             from abcd_client import output
 
@@ -161,4 +186,4 @@ def register(app: typer.Typer, history: typer.Typer, daemon: typer.Typer) -> Non
                                    hint="`abcd history list` shows the sessions stored here"),
                         as_json=as_json)
         else:
-            run_many(ids, everything, all_repos, since, out, mode, max_block_bytes, as_json)
+            run_many(ids, everything, all_repos, since, out, mode, max_block_bytes, as_json, fmt)

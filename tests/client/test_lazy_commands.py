@@ -42,7 +42,7 @@ def test_a_command_line_needs_only_its_verbs_module_and_a_help_screen_every_one_
     assert modules_for(["--json", "history", "reconstruct", "x"]) == ("reconstruct",)
     assert set(modules_for(["history", "--help"])) == {m for p, m in VERBS.items() if p[0] == "history"}
     assert set(modules_for(["daemon"])) == {"daemon"}
-    assert set(modules_for(["--help"])) == {"daemon", "redact", "search", "usage"}  # hook, redact, search, usage
+    assert set(modules_for(["--help"])) == {"daemon", "redact", "search", "usage", "view"}  # hook, redact, search, usage, view
     assert modules_for(["histroy", "list"]) == NAMES  # click's suggestion sees every verb
 
 

@@ -65,12 +65,18 @@ def too_big(what: str, size: int, cap: int) -> OverCap:
 
 
 def iter_lines(src, length: int, *, line_cap: int, what: str = "transcript",
-               hasher=None) -> Iterator[bytes]:
-    """The lines of the first ``length`` bytes of ``src`` (see the module contract)."""
-    left = length
+               hasher=None, until_eof: bool = False) -> Iterator[bytes]:
+    """The lines of the first ``length`` bytes of ``src`` (see the module contract).
+    ``until_eof`` (a stream of unknown size, e.g. stdin): end quietly at EOF, and
+    refuse with :class:`OverCap` (``too-big``) past ``length`` bytes."""
+    left = length + 1 if until_eof else length
     line_no = 0
     while left > 0:
         line = src.readline(min(line_cap + 1, left))
+        if not line and until_eof:
+            return
+        if until_eof and len(line) == left:
+            raise too_big(what, length + 1, length)
         if not line:
             raise RetryableError(f"{what} ended {left} bytes short of the size it had "
                                  "when it was opened (it was truncated or replaced)",
@@ -103,13 +109,13 @@ def cut_is_safe(armed: bool, line: bytes) -> bool:
 
 
 def iter_chunks(src, length: int, *, line_cap: int, chunk_bytes: int,
-                what: str = "transcript", hasher=None) -> Iterator[bytes]:
+                what: str = "transcript", hasher=None, until_eof: bool = False) -> Iterator[bytes]:
     """Chunks of whole lines of the first ``length`` bytes of ``src`` (module contract).
     ``hasher`` is fed chunk by chunk (the same bytes, in order, with fewer calls)."""
     pending: list[bytes] = []
     size = 0
     armed = False
-    for line in iter_lines(src, length, line_cap=line_cap, what=what):
+    for line in iter_lines(src, length, line_cap=line_cap, what=what, until_eof=until_eof):
         if pending and size + len(line) > chunk_bytes and cut_is_safe(armed, line):
             chunk = pending[0] if len(pending) == 1 else b"".join(pending)
             pending, size, armed = [], 0, False

@@ -14,7 +14,8 @@ What is measured (issue 16):
    transcript's size over that wall time (intake copy, settle, drain, redaction, write).
 4. Reconstruct of that session, ``--mode spine`` then ``full`` (per-block cap on, the
    default), by the CLI with the daemon stopped (the core in-process): each run's peak
-   RSS (its own ``ru_maxrss``) and MB/s of record bytes — or, when it refuses, why.
+   RSS (its own ``ru_maxrss``) and MB/s of record bytes — or, when it refuses or writes
+   an artefact without the record (telemetry's ``dropped_records``), why.
 5. ``--kills N``: the same hand-over of a ``--kill-mib`` transcript, the daemon killed
    with SIGKILL at N random instants during capture and restarted each time; after
    each kill no record file may be partial (every ``*.md`` parses and holds the whole
@@ -241,12 +242,25 @@ def reconstruct_once(env: dict, repo: Path, session: str, mode: str, out_dir: Pa
     wall = time.perf_counter() - t0
     out = {"mode": mode, "exit": proc.returncode, "seconds": round(wall, 1),
            "rss_mb": round(usage.ru_maxrss / 1024, 1)}
-    if proc.returncode == 0:
+    dropped = _dropped(out_dir / f"{session}.telemetry.json")
+    if proc.returncode == 0 and not dropped:
         out["mb_per_s"] = round(record_bytes / c.MB / wall, 2)
+    elif dropped:  # written, but without the record: not a reconstruct of it
+        out["refused"] = "the record was dropped: " + dropped[:300]
     else:
         lines = err_path.read_text(errors="replace").strip().splitlines() or ["?"]
         out["refused"] = lines[0][:300]
     return out
+
+
+def _dropped(telemetry: Path) -> str:
+    """The first dropped record's reason in a telemetry file ("" when none was)."""
+    try:
+        doc = json.loads(telemetry.read_text())
+    except (OSError, ValueError):
+        return ""
+    items = doc.get("completeness", {}).get("dropped_records", []) if isinstance(doc, dict) else []
+    return str(items[0].get("reason", "?")) if items else ""
 
 
 def main(argv=None) -> int:
@@ -320,13 +334,13 @@ def main(argv=None) -> int:
             print(f"reconstruct {run['mode']}: exit {run['exit']}, {run['seconds']}s, "
                   f"peak RSS {run['rss_mb']} MB" + (f", {run['mb_per_s']} MB/s" if "mb_per_s" in run
                                                     else f" — {run.get('refused', '')}"))
-        done = [r for r in runs if r["exit"] == 0]
         # The machine is shared: measure the in-memory baseline again after the big
         # capture, and compare with the mean of both (both are reported).
         raw = small.read_bytes()
         inmem_after = baseline_inmemory(Lane(home, "b" * 40), raw, scanner_again(config, repo), config)
         del raw
         inmem_mean = (inmem + inmem_after) / 2
+        done = [r for r in runs if "mb_per_s" in r]
         recon_rss = max(r["rss_mb"] for r in runs)
         recon_mbps = min(r["mb_per_s"] for r in done) if len(done) == len(runs) else None
         print(f"{size / c.MIB:.0f} MiB via hook → daemon: {wall:.1f}s, {capture_mbps:.2f} MB/s, "

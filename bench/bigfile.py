@@ -14,7 +14,7 @@ What is measured (issue 16):
    transcript's size over that wall time (intake copy, settle, drain, redaction, write).
 4. Reconstruct of that session, ``--mode spine`` then ``full`` (per-block cap on, the
    default), by the CLI with the daemon stopped (the core in-process): each run's peak
-   RSS (its own ``ru_maxrss``) and MB/s of record bytes — or, when it refuses or writes
+   RSS (its own ``VmHWM``, written at exit) and MB/s of record bytes — or, when it refuses or writes
    an artefact without the record (telemetry's ``dropped_records``), why.
 5. ``--kills N``: the same hand-over of a ``--kill-mib`` transcript, the daemon killed
    with SIGKILL at N random instants during capture and restarted each time; after
@@ -225,6 +225,21 @@ def scanner_again(config, repo: Path):
     return ScannerPool(config).get(str(repo))
 
 
+#: Runs ``abcd`` and, at exit, writes its own VmHWM (kB) to argv[1]. The child's
+#: ``ru_maxrss`` would not do: Linux carries the forking parent's peak into it at exec.
+_HWM_WRAPPER = """
+import atexit, runpy, sys
+out = sys.argv.pop(1)
+def hwm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            open(out, "w").write(line.split()[1])
+atexit.register(hwm)
+sys.argv[0] = "abcd"
+runpy.run_module("abcd_client", run_name="__main__", alter_sys=True)
+"""
+
+
 def reconstruct_once(env: dict, repo: Path, session: str, mode: str, out_dir: Path,
                      record_bytes: int) -> dict:
     """``abcd history reconstruct`` of ``session`` with no daemon running (the CLI runs
@@ -232,16 +247,16 @@ def reconstruct_once(env: dict, repo: Path, session: str, mode: str, out_dir: Pa
     ``ru_maxrss``), MB/s of record bytes, and — when it refuses — why."""
     out_dir.mkdir(exist_ok=True)
     err_path = out_dir / f"{mode}.stderr"
+    hwm_path = out_dir / f"{mode}.hwm"
     t0 = time.perf_counter()
     with open(os.devnull, "wb") as devnull, open(err_path, "wb") as err:
-        proc = subprocess.Popen([str(PYTHON), "-m", "abcd_client", "history", "reconstruct", session,
-                                 "--mode", mode, "--out", str(out_dir), "--json"], env=env,
-                                cwd=repo, stdout=devnull, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak, not any other's
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        res = subprocess.run([str(PYTHON), "-c", _HWM_WRAPPER, str(hwm_path), "history", "reconstruct",
+                              session, "--mode", mode, "--out", str(out_dir), "--json"], env=env,
+                             cwd=repo, stdout=devnull, stderr=err, timeout=4 * 3600)
     wall = time.perf_counter() - t0
-    out = {"mode": mode, "exit": proc.returncode, "seconds": round(wall, 1),
-           "rss_mb": round(usage.ru_maxrss / 1024, 1)}
+    out = {"mode": mode, "exit": res.returncode, "seconds": round(wall, 1),
+           "rss_mb": round(int(hwm_path.read_text()) / 1024, 1)}
+    proc = res
     dropped = _dropped(out_dir / f"{session}.telemetry.json")
     if proc.returncode == 0 and not dropped:
         out["mb_per_s"] = round(record_bytes / c.MB / wall, 2)

@@ -23,6 +23,79 @@ def _short_time(stamp: str) -> str:
     return stamp[:19] + "Z" if len(stamp) >= 19 else stamp or "-"
 
 
+class _readable:
+    """The path capture reads: FILE itself (guarded by capture), or stdin copied to an
+    owner-only temp file in the lane's ``staging/`` (where unredacted bytes may rest),
+    removed afterwards. Either way it must be a JSONL transcript, as intake requires,
+    and it is never held in memory whole. Raises InputError (empty, not JSONL, over a
+    cap) or ReadRefused."""
+
+    def __init__(self, file: str, lane, cfg) -> None:
+        self.file, self.lane, self.cfg, self.tmp = file, lane, cfg, ""
+
+    def __enter__(self) -> str:
+        import os
+
+        from abcd_daemon.fsio.atomic import temp_file
+        from abcd_daemon.fsio.guarded import open_guarded
+        from abcd_daemon.intake.copy import head_is_jsonl
+        from abcd_daemon.paths import STAGING
+        from abcd_daemon.store.chunks import OverCap
+
+        cap, line_cap = self.cfg.max_transcript_bytes, self.cfg.max_line_bytes
+        if self.file == "-":
+            self.lane.ensure(STAGING)
+            fd, self.tmp = temp_file(self.lane.staging)
+            try:
+                stdin, size = typer.get_binary_stream("stdin"), 0
+                while block := stdin.read(1 << 20):
+                    size += len(block)
+                    if size > cap:
+                        raise InputError(f"stdin is over the {cap}-byte transcript cap "
+                                         "(max_transcript_bytes); refused whole")
+                    view = memoryview(block)
+                    while view:
+                        view = view[os.write(fd, view):]
+                if size == 0:
+                    raise InputError("stdin was empty; nothing to capture")
+            except BaseException:
+                os.close(fd)
+                self.__exit__()
+                raise
+            os.close(fd)
+            path, name = self.tmp, "stdin"
+        else:
+            path, name = self.file, repr(self.file)
+        try:
+            fd, size = open_guarded(path, cap, what="transcript", allow_empty=False)
+        except BaseException:
+            self.__exit__()
+            raise
+        try:
+            jsonl = head_is_jsonl(fd, size, line_cap)
+        except OverCap as exc:
+            self.__exit__()
+            raise InputError(str(exc)) from None
+        finally:
+            os.close(fd)
+        if not jsonl:
+            self.__exit__()
+            raise InputError(f"{name} is not a JSONL transcript (none of its lines is a JSON "
+                             "object); nothing was stored",
+                             hint="give the .jsonl file the harness wrote")
+        return path
+
+    def __exit__(self, *exc) -> None:
+        import os
+
+        if self.tmp:
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+            self.tmp = ""
+
+
 def register(app, history, daemon) -> None:
     @history.command("capture")
     def capture_cmd(
@@ -36,25 +109,17 @@ def register(app, history, daemon) -> None:
         checkout, and refuses a file that is no JSONL transcript (as hook intake does).
         The record says it was captured by hand: no lineage source; a sub-agent's
         lineage comes from the harness's ``.meta.json`` beside the file, if any."""
-        from abcd_daemon.fsio.guarded import read_guarded
-        from abcd_daemon.intake.harness import HarnessLineage, read_lineage, require_jsonl
-        from abcd_daemon.limits import TRANSCRIPT_CAP
+        from abcd_daemon.intake.harness import HarnessLineage, read_lineage
         from abcd_daemon.queue.scanners import ScannerPool
-        from abcd_daemon.store.capture import capture
+        from abcd_daemon.store.capture import capture_file
         from abcd_daemon.store.meta import CaptureMeta
 
         try:
             root, lane = runtime.checkout()
-            if file == "-":
-                if not session:
-                    raise InputError("--session <id> is required when reading from stdin")
-                raw = typer.get_binary_stream("stdin").read(TRANSCRIPT_CAP + 1)
-                if len(raw) > TRANSCRIPT_CAP:
-                    raise InputError(f"stdin is over the {TRANSCRIPT_CAP}-byte cap; refused whole")
-            else:
-                raw = read_guarded(file, TRANSCRIPT_CAP, what="transcript", allow_empty=False)
+            if file == "-" and not session:
+                raise InputError("--session <id> is required when reading from stdin")
+            if file != "-":
                 session = session or Path(file).name.rsplit(".", 1)[0]
-            require_jsonl(raw, "stdin" if file == "-" else repr(file))
             # No lineage_source: none of hook / ingest / migrated is true of a capture
             # by hand, and the field is optional ("not known").
             if agent_id:
@@ -67,9 +132,12 @@ def register(app, history, daemon) -> None:
                     spawn_attribution=lineage.attribution)
             else:
                 meta = CaptureMeta(session_id=session or "")
+            meta.validate()
             cfg = runtime.config()
-            result = capture(lane, raw, meta, scanner=ScannerPool(cfg).get(root),
-                             config=cfg, now_ns=runtime.now_ns())
+            with _readable(file, lane, cfg) as path:
+                result = capture_file(lane, path, meta, scanner=ScannerPool(cfg).get(root),
+                                      config=cfg, now_ns=runtime.now_ns(),
+                                      what="stdin" if file == "-" else "transcript")
         except PermanentError as err:  # capture quarantines nothing: say what is true
             err.hint = (f"capture keeps no copy: {'stdin was' if file == '-' else 'the file is'} "
                         "left as it was and nothing was stored. Remove or rewrite what that "

@@ -23,12 +23,9 @@ costs a redundant stage that capture then recognises as already stored.
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from ..errors import AbcdError
-from ..fsio.guarded import read_guarded
-from ..limits import TRANSCRIPT_CAP
 from ..paths import Home
 from ..queue.staged import describe, raw_names
 from ..store.lane import Lane, list_lanes
@@ -36,6 +33,11 @@ from ..store.lineage import record_lineage
 from ..store.meta import HOOK, CaptureMeta
 from ..store.record import Record
 from ..store.records import list_records, read_header
+from .readfile import file_digest
+
+#: A staged copy is abcd's own file, staged under whatever cap was configured then:
+#: hashing it has no cap of its own (it is read block by block).
+_STAGED_CAP = 1 << 62
 
 
 def _records(lane: Lane, sessions: frozenset[str] | None) -> list[Record]:
@@ -149,10 +151,11 @@ class CorpusIndex:
         return tuple(sorted(self._sessions.get(session_id, ())))
 
     def _digest(self, path: str) -> str:
+        """The sha256 of a staged copy (streamed: staged copies are of any size under
+        the configured caps), "" when it cannot be read."""
         if path not in self._digests:
             try:
-                data = read_guarded(path, TRANSCRIPT_CAP, what="staged transcript")
-                self._digests[path] = hashlib.sha256(data).hexdigest()
+                self._digests[path] = file_digest(path, cap=_STAGED_CAP)[0]
             except AbcdError:
                 self._digests[path] = ""
         return self._digests[path]

@@ -1,7 +1,8 @@
 """Carrying out an ingest plan: stage each planned transcript.
 
 Rules:
-- Each transcript is read again (guarded) and staged as it is now, with
+- Each transcript is copied again (guarded, block by block into a staging temp file,
+  under ``max_transcript_bytes`` and ``max_line_bytes``) and staged as it is now, with
   ``source_path`` = the file and ``repo_root`` = the owning checkout; a file that grew
   since it was planned is staged grown (capture supersedes by prefix), and its
   settledness is judged again.
@@ -19,16 +20,15 @@ Rules:
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 from ..config import Config
 from ..errors import AbcdError
-from ..fsio.guarded import read_guarded
-from ..intake.harness import transcript_settled
-from ..limits import TRANSCRIPT_CAP
+from ..intake.copy import copy_once
 from ..locate.notes import note_session
-from ..paths import Home
-from ..queue.stage import StageResult, stage
+from ..paths import STAGING, Home
+from ..queue.stage import StageResult, stage_file
 from ..store.lane import Lane
 from .plan import Action
 from .report import IngestReport, Listed, Owned, StagedItem
@@ -55,15 +55,30 @@ def staged_item(action: Action, *, name: str = "", size: int = 0, replaced: bool
 
 
 def _stage_one(home: Home, action: Action, stamp: int, config: Config) -> tuple[StageResult, int] | str:
-    """Stage one action: (result, bytes staged), or the failure's sentence."""
+    """Stage one action: (result, bytes staged), or the failure's sentence. The file
+    is copied block by block into staging under both caps (never held in memory) and
+    the copy staged; the temp copy is removed unless staging took it."""
+    lane = Lane(home, action.root_sha)
     try:
-        raw = read_guarded(action.path, TRANSCRIPT_CAP, what="transcript", allow_empty=False)
-        settled = action.settled if len(raw) == action.size else transcript_settled(raw)
-        result = stage(Lane(home, action.root_sha), raw, action.meta, config=config, now_ns=stamp,
-                       source_path=action.path, repo_root=action.repo_root, unsettled=not settled)
+        lane.ensure(STAGING)
+        tmp, size, settled = copy_once(action.path, lane.staging,
+                                       max_bytes=config.max_transcript_bytes,
+                                       line_cap=config.max_line_bytes, require_jsonl=False)
     except (AbcdError, OSError) as exc:
         return str(exc)
-    return result, len(raw)
+    try:
+        settled = action.settled if size == action.size else settled
+        result = stage_file(lane, tmp, size, action.meta, config=config, now_ns=stamp,
+                            source_path=action.path, repo_root=action.repo_root,
+                            unsettled=not settled)
+    except (AbcdError, OSError) as exc:
+        return str(exc)
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return result, size
 
 
 def execute(home: Home, actions: list[Action], report: IngestReport, owned: list[Owned], *,

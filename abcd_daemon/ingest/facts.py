@@ -1,7 +1,7 @@
 """What a transcript's bytes say about it: digest, harness, cwds, session and agent ids.
 
-Pure: bytes in, :class:`Facts` out (the caller reads the file, guarded). Every line is
-decoded on its own, keeping only the handful of keys ownership needs, so one broken or
+Pure: bytes (or lines, :class:`FactsReader`) in, :class:`Facts` out (the caller reads
+the file, guarded: :mod:`.readfile` streams it). Every line is decoded on its own, keeping only the handful of keys ownership needs, so one broken or
 unknown line is counted, never fatal. Keys read:
 
 - Claude Code: ``cwd``, ``sessionId``, ``agentId``, ``agentType``, ``isSidechain``
@@ -64,52 +64,71 @@ def _add(seen: dict[str, None], value: Any) -> None:
         seen.setdefault(value, None)
 
 
-def facts_of(raw: bytes, *, sha256: str = "") -> Facts:
-    """The facts of one transcript's bytes (``sha256``: its digest, when the caller has
-    it already). Never raises."""
-    cwds: dict[str, None] = {}
-    claude_sessions: dict[str, None] = {}
-    store_sessions: dict[str, None] = {}
-    agents: dict[str, None] = {}
-    agent_type = ""
-    lines = bad = 0
-    sidechain_lines = main_lines = 0
-    for line in raw.split(b"\n"):
-        if not line.strip():
-            continue
-        lines += 1
+class FactsReader:
+    """The facts, gathered one line at a time (a transcript of any size is read in
+    memory bounded by its longest line). Feed every line with :meth:`add`, then
+    :meth:`facts`. Never raises."""
+
+    def __init__(self) -> None:
+        self.cwds: dict[str, None] = {}
+        self.claude_sessions: dict[str, None] = {}
+        self.store_sessions: dict[str, None] = {}
+        self.agents: dict[str, None] = {}
+        self.agent_type = ""
+        self.lines = self.bad = 0
+        self.sidechain_lines = self.main_lines = 0
+        #: The last non-blank line seen (for ``settled``).
+        self.last = b""
+
+    def add(self, line: bytes) -> None:
+        if line[:1].isspace() or not line:  # only then can it be blank
+            if not line.strip():
+                return
+        self.last = line
+        self.lines += 1
         try:
             rec = _DECODER.decode(line)
         except UNDECODABLE:
-            bad += 1  # not an object, or broken JSON (e.g. a line still being written)
-            continue
-        _add(cwds, rec.cwd)
-        _add(claude_sessions, rec.sessionId)
-        _add(store_sessions, rec.session_id)
-        _add(agents, rec.agentId)
-        _add(agents, rec.agent_id)
+            self.bad += 1  # not an object, or broken JSON (e.g. a line still being written)
+            return
+        _add(self.cwds, rec.cwd)
+        _add(self.claude_sessions, rec.sessionId)
+        _add(self.store_sessions, rec.session_id)
+        _add(self.agents, rec.agentId)
+        _add(self.agents, rec.agent_id)
         if rec.isSidechain is True:
-            sidechain_lines += 1
+            self.sidechain_lines += 1
         elif rec.isSidechain is not None or rec.sessionId is not None:
-            main_lines += 1
-        if not agent_type and isinstance(rec.agentType, str):
-            agent_type = rec.agentType
-    if claude_sessions:
-        harness, sessions = CLAUDE_CODE, claude_sessions
-    elif store_sessions:
-        harness, sessions = JSONL_STORE, store_sessions
-    else:
-        harness, sessions = "", {}
-    return Facts(
-        sha256=sha256 or hashlib.sha256(raw).hexdigest(),
-        size=len(raw),
-        harness=harness,
-        cwds=tuple(cwds),
-        session_ids=tuple(sessions),
-        agent_ids=tuple(agents),
-        agent_type=agent_type,
-        sidechain=bool(sidechain_lines) and not main_lines,
-        lines=lines,
-        bad_lines=bad,
-        settled=transcript_settled(raw) if raw else True,
-    )
+            self.main_lines += 1
+        if not self.agent_type and isinstance(rec.agentType, str):
+            self.agent_type = rec.agentType
+
+    def facts(self, *, sha256: str, size: int) -> Facts:
+        if self.claude_sessions:
+            harness, sessions = CLAUDE_CODE, self.claude_sessions
+        elif self.store_sessions:
+            harness, sessions = JSONL_STORE, self.store_sessions
+        else:
+            harness, sessions = "", {}
+        return Facts(
+            sha256=sha256,
+            size=size,
+            harness=harness,
+            cwds=tuple(self.cwds),
+            session_ids=tuple(sessions),
+            agent_ids=tuple(self.agents),
+            agent_type=self.agent_type,
+            sidechain=bool(self.sidechain_lines) and not self.main_lines,
+            lines=self.lines,
+            bad_lines=self.bad,
+            settled=transcript_settled(self.last) if size else True,
+        )
+
+
+def facts_of(raw: bytes, *, sha256: str = "") -> Facts:
+    """The facts of one transcript's bytes (``sha256``: its digest, when the caller has
+    it already). Never raises."""
+    reader = FactsReader()
+    for line in raw.split(b"\n"):
+        reader.add(line)
+    return reader.facts(sha256=sha256 or hashlib.sha256(raw).hexdigest(), size=len(raw))

@@ -29,7 +29,6 @@ import os
 from typing import Iterable
 
 from ..config import Config
-from ..limits import TRANSCRIPT_CAP
 from ..paths import Home
 from ..queue.staged import list_quarantined
 from ..status import QUEUED, MissingItem, MissingReport, MissingSummary
@@ -107,9 +106,10 @@ def survey_missing(home: Home, roots: Iterable[str], *, config: Config, now_ns: 
     unknown = []
     for f in found:
         seen = ledger.get(f.path)
-        if f.size > TRANSCRIPT_CAP:
+        if f.size > config.max_transcript_bytes:
             outcomes[f.path] = FileOutcome(path=f.path, outcome=SKIPPED, reason="over-cap",
-                                           detail=f"over the {TRANSCRIPT_CAP}-byte cap")
+                                           detail=f"over the {config.max_transcript_bytes}-byte "
+                                                  "transcript cap (max_transcript_bytes)")
         elif seen is not None and seen.sig == (f.size, f.mtime_ns) and seen.sha256:
             outcomes[f.path] = FileOutcome(path=f.path, **seen.verdict())
         else:

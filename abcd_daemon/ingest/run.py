@@ -8,8 +8,11 @@ advanced file by file — ``progress(files_done, files_total, bytes_done, bytes_
 1. *read*: every transcript-shaped file under the roots (modified at or after
    ``since``) is read guarded and hashed; one the corpus already holds is counted
    present there and then, the others' lines are parsed for their facts and
-   sub-agents' meta sidecars are read;
-2. *stage* (not with ``dry_run``): each planned transcript is read again and staged
+   sub-agents' meta sidecars are read (streamed, :mod:`.readfile`: a transcript of
+   any size under ``max_transcript_bytes`` / ``max_line_bytes`` is read in memory
+   bounded by its longest line);
+2. *stage* (not with ``dry_run``): each planned transcript is copied again, block by
+   block, and staged
    with ``source_path`` = the file and ``repo_root`` = the owning checkout; main threads
    first. A file that changed since it was read is staged as it is now (the drain and
    capture supersede by prefix). A main thread placed by its own cwd notes its session
@@ -23,22 +26,20 @@ not a repository with commits.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import os
 import re
 from typing import Callable, Iterable
 
 from ..config import Config
 from ..errors import AbcdError, InputError, ReadRefused
-from ..fsio.guarded import read_guarded
 from ..intake.harness import read_lineage
-from ..limits import TRANSCRIPT_CAP
 from ..paths import Home
 from ..store.empty_mains import note_empty_main
 from ..store.lane import Lane
 from ..store.record import parse_rfc3339_ns
 from .corpus import CorpusIndex
 from .facts import Facts, facts_of
+from .readfile import file_digest, file_facts
 from .layout import Found, classify_file, main_path, walk
 from .execute import execute, owned_by, staged_item
 from .owner import GitCache, Owner, decide, into_owner
@@ -77,8 +78,9 @@ class _Reader:
     agent and whose bytes the corpus already holds is counted present without parsing
     its lines — the run that finds nothing new costs a read and a hash per file."""
 
-    def __init__(self, git: GitCache, index: CorpusIndex | None = None,
+    def __init__(self, git: GitCache, config: Config, index: CorpusIndex | None = None,
                  into_lanes: tuple[str, ...] | None = None) -> None:
+        self.config = config
         self.index = index or CorpusIndex()
         self.early = index is not None
         self.into_lanes = into_lanes
@@ -109,19 +111,23 @@ class _Reader:
 
     def _facts(self, path: str, report: IngestReport | None, item: Found | None = None) -> Facts | None:
         """The facts of ``path`` (read once), or None when it cannot be read or — for a
-        candidate ``item`` — when the corpus already holds exactly its bytes."""
+        candidate ``item`` — when the corpus already holds exactly its bytes. Streamed
+        (:mod:`.readfile`): a hash pass, then — only for a file the corpus does not
+        hold — a pass over its lines."""
         if path not in self.facts:
+            cap, line_cap = self.config.max_transcript_bytes, self.config.max_line_bytes
             try:
-                raw = read_guarded(path, TRANSCRIPT_CAP, what="transcript")
+                sha, size = file_digest(path, cap=cap)
+                self.digests[path] = sha
+                if item is not None and self._already_held(item, sha, size):
+                    return None
+                self.facts[path] = file_facts(path, sha256=sha, size=size, cap=cap,
+                                              line_cap=line_cap)
             except ReadRefused as exc:
                 self.facts[path] = None
                 if report is not None and exc.reason != "missing":
                     report.skipped.append(_refusal(path, exc))
                 return None
-            sha = self.digests[path] = hashlib.sha256(raw).hexdigest()
-            if item is not None and self._already_held(item, sha, len(raw)):
-                return None
-            self.facts[path] = facts_of(raw, sha256=sha)
         return self.facts[path]
 
     def _already_held(self, item: Found, sha: str, size: int) -> bool:
@@ -170,7 +176,7 @@ def _run(home: Home, found: list[Found], report: IngestReport, *, config: Config
             raise InputError(target.reason, hint="--into names a git checkout with at least one commit")
         into_lanes = (target.root_sha,)
     if narrow:  # one file: read only the records that can be its session's
-        reader = _Reader(git)
+        reader = _Reader(git, config)
         candidates = reader.read(found, report, progress)
         sessions = frozenset(who[0] for c in candidates
                              if isinstance(who := identify(c.found, c.facts), tuple)) | {
@@ -179,7 +185,7 @@ def _run(home: Home, found: list[Found], report: IngestReport, *, config: Config
                                                 sessions=sessions)
     else:
         index = CorpusIndex.load(home, now_ns=now_ns, ttl_s=config.staged_ttl_s)
-        reader = _Reader(git, index, into_lanes)
+        reader = _Reader(git, config, index, into_lanes)
         candidates = reader.read(found, report, progress)
     owner_of = (lambda cand, session: target) if target is not None else reader.owner_of
     plan = plan_ingest(candidates, index=index, owner_of=owner_of, into_lanes=into_lanes,

@@ -17,6 +17,8 @@ transcript in memory:
   (read forwards, line by line, under the line cap).
 On any refusal the temp file is removed. The caller stages the temp file
 (``queue.stage.stage_file``) and removes it if staging did not take it.
+:func:`copy_once` is one such copy without the wait: ingest's (the file is already
+known to be a transcript, and is staged as it is now).
 """
 
 from __future__ import annotations
@@ -114,48 +116,59 @@ def head_is_jsonl(fd: int, size: int, line_cap: int, probe: int = 1000) -> bool:
     return False
 
 
+def copy_once(path: str, staging, *, max_bytes: int, line_cap: int, owner: int | None = None,
+              require_jsonl: bool = True) -> tuple[str, int, bool]:
+    """Copy the transcript at ``path`` into a new owner-only temp file in ``staging``,
+    once, under both caps, and fsync it. Returns ``(temp path, size, settled)``
+    (``settled``: its last non-blank line is complete JSON). Raises ReadRefused
+    (symlink, FIFO, over the cap, empty, missing, ``owner`` not its owner), OverCap
+    (a line over ``line_cap``), InputError (``require_jsonl`` and none of its first
+    lines is a JSON object) or OSError (disk). On any error the temp file is gone."""
+    try:
+        src, _ = open_guarded(path, max_bytes, what="transcript", allow_empty=False, owner=owner)
+    except ReadRefused as exc:
+        if exc.reason == "too-big":
+            raise too_big(f"transcript {path!r}", os.stat(path).st_size, max_bytes) from None
+        raise
+    try:
+        fd, tmp = temp_file(staging)
+    except BaseException:
+        os.close(src)
+        raise
+    try:
+        try:
+            size = _copy(src, fd, max_bytes, line_cap, path)
+        finally:
+            os.close(src)
+        if size == 0:
+            raise ReadRefused(f"transcript {path!r} is empty", reason="empty")
+        os.fsync(fd)
+        if require_jsonl and not head_is_jsonl(fd, size, line_cap):
+            raise InputError("the payload's transcript is not a JSONL transcript (none of "
+                             "its lines is a JSON object); nothing was stored",
+                             hint="give the .jsonl file the harness wrote")
+        line = last_line(fd, size, line_cap)
+        settled = line is not None and transcript_settled(line)
+        del line
+    except BaseException:
+        os.close(fd)
+        _unlink(tmp)
+        raise
+    os.close(fd)
+    return tmp, size, settled
+
+
 def copy_settled(path: str, staging, *, max_bytes: int, line_cap: int, timeout_s: float,
                  poll_s: float, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic) -> tuple[str, int, bool]:
-    """Copy the transcript at ``path`` into ``staging`` until it settles or
-    ``timeout_s`` passes. Returns ``(temp path, size, settled)``. Raises ReadRefused
-    (symlink, FIFO, over the cap, empty, missing, another uid's), OverCap (a line over
-    ``line_cap``), InputError (not a JSONL transcript) or OSError (disk)."""
+    """Copy the transcript at ``path`` into ``staging`` (:func:`copy_once`, owned by
+    this uid, JSONL-shaped) until it settles or ``timeout_s`` passes. Returns
+    ``(temp path, size, settled)``. Raises as :func:`copy_once`."""
     deadline = clock() + timeout_s
     while True:
         _wait_for_source(path, max_bytes, line_cap, deadline, poll_s, sleep, clock)
-        try:
-            src, _ = open_guarded(path, max_bytes, what="transcript", allow_empty=False,
-                                  owner=os.geteuid())
-        except ReadRefused as exc:
-            if exc.reason == "too-big":
-                raise too_big(f"transcript {path!r}", os.stat(path).st_size, max_bytes) from None
-            raise
-        try:
-            fd, tmp = temp_file(staging)
-        except BaseException:
-            os.close(src)
-            raise
-        try:
-            try:
-                size = _copy(src, fd, max_bytes, line_cap, path)
-            finally:
-                os.close(src)
-            if size == 0:
-                raise ReadRefused(f"transcript {path!r} is empty", reason="empty")
-            os.fsync(fd)
-            if not head_is_jsonl(fd, size, line_cap):
-                raise InputError("the payload's transcript is not a JSONL transcript (none of "
-                                 "its lines is a JSON object); nothing was stored",
-                                 hint="give the .jsonl file the harness wrote")
-            line = last_line(fd, size, line_cap)
-            settled = line is not None and transcript_settled(line)
-            del line
-        except BaseException:
-            os.close(fd)
-            _unlink(tmp)
-            raise
-        os.close(fd)
+        tmp, size, settled = copy_once(path, staging, max_bytes=max_bytes, line_cap=line_cap,
+                                       owner=os.geteuid())
         if settled or clock() >= deadline:
             return tmp, size, settled
         _unlink(tmp)

@@ -1,13 +1,14 @@
-"""Reading what the harness left on disk: the transcript (settled) and its lineage
-sidecar.
+"""Judging what the harness left on disk: is a transcript settled, is it JSONL, and
+its lineage sidecar.
 
 Both are read only if they are regular files owned by this uid: a payload naming
 another user's file never brings it into this user's corpus.
 
 Settling (DESIGN §3.2 step 3): SubagentStop can fire before the transcript's last line
-is flushed. A transcript is settled when its last non-blank line is complete JSON; an
-unsettled one is re-read until it settles or the timeout passes, then staged anyway and
-flagged (the drain re-reads a longer source later and counts it as ``extended``).
+is flushed. A transcript is settled when its last non-blank line is complete JSON
+(:func:`transcript_settled`); intake's streamed copy (:mod:`.copy`) polls an unsettled
+one until it settles or the timeout passes, then stages it anyway, flagged (the drain
+re-reads a longer source later and counts it as ``extended``).
 
 Lineage sidecar (step 4): ``agent-<id>.meta.json`` beside the transcript, derived by
 substituting the extension — never by walking a directory. Absent or unreadable (owned
@@ -19,15 +20,13 @@ depth (``spawnDepth`` > 0, with ``parentAgentId``/``toolUseId``), else ``unattri
 from __future__ import annotations
 
 import os
-import time
-from typing import Callable
 
 import msgspec
 
 from ..errors import UNDECODABLE, AbcdError, InputError
 from ..fsio.guarded import read_guarded
 from ..ids import is_valid_id
-from ..limits import SIDECAR_CAP, TRANSCRIPT_CAP
+from ..limits import SIDECAR_CAP
 
 
 def transcript_settled(raw: bytes) -> bool:
@@ -75,23 +74,6 @@ def require_jsonl(raw: bytes, name: str) -> bytes:
                          "object); nothing was stored",
                          hint="give the .jsonl file the harness wrote")
     return raw
-
-
-def read_settled(path: str, *, timeout_s: float, poll_s: float,
-                 sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic) -> tuple[bytes, bool]:
-    """Read the transcript at ``path`` until it settles or ``timeout_s`` passes.
-    Returns (bytes, settled). Raises ReadRefused for a file that cannot be read at all
-    (symlink, FIFO, over the cap, empty, missing, owned by another uid)."""
-    deadline = clock() + timeout_s
-    while True:
-        raw = read_guarded(path, TRANSCRIPT_CAP, what="transcript", allow_empty=False,
-                           owner=os.geteuid())
-        if transcript_settled(raw):
-            return raw, True
-        if clock() >= deadline or not has_json_object_line(raw):
-            return raw, False  # waiting cannot make a file that is not JSONL into one
-        sleep(poll_s)
 
 
 class HarnessLineage(msgspec.Struct, kw_only=True):

@@ -10,8 +10,10 @@ Order, and why:
    and the size against ``max_transcript_bytes``;
 2. take the lane lock for the whole capture (so idempotency and supersession see a
    stable set of records);
-3. idempotency on (source_sha256, session_id, agent_id, source_kind): the source is
-   hashed in a first, cheap pass (no redaction); a hit returns the stored record and
+3. idempotency on (source_sha256, session_id, agent_id, source_kind): when the lane
+   holds a record of the same unit, the source is hashed in a first, cheap pass (no
+   redaction; with none, nothing can hit and pass two's hash is the source's); a hit
+   returns the stored record and
    writes nothing — unless this capture carries a hook's lineage and that record's
    was read from the files (:mod:`.lineage`: the payload's lineage outranks the
    file's, whichever arrived first). A capture from the files keeps the lineage of
@@ -182,21 +184,24 @@ def capture_stream(
         raise too_big(what, size, config.max_transcript_bytes)
     lane.ensure(RECORDS)
     with file_lock(lane.lock_file, config.lane_lock_timeout_s):
-        hasher = hashlib.sha256()
-        src.seek(0)
-        hash_prefix(src, size, hasher, what=what)
-        source_sha = hasher.hexdigest()
         existing = list_records(lane)
-        for record in existing:
-            if (record.source_sha256 == source_sha and _same_unit(record, meta)
-                    and not upgrades(meta, record)):
-                return CaptureResult(record=record, wrote=False)
+        source_sha = None
+        if any(_same_unit(r, meta) for r in existing):  # only then can step 3 hit
+            hasher = hashlib.sha256()
+            src.seek(0)
+            hash_prefix(src, size, hasher, what=what)
+            source_sha = hasher.hexdigest()
+            for record in existing:
+                if (record.source_sha256 == source_sha and _same_unit(record, meta)
+                        and not upgrades(meta, record)):
+                    return CaptureResult(record=record, wrote=False)
         meta = prefer_hook(meta, hook_record(existing, meta))
         fd, body_path = temp_file(lane.records)
         try:
             try:
-                redacted = _redact_body(src, size, meta, fd, scanner=scanner, config=config,
-                                        clock=clock, what=what, expect_sha=source_sha)
+                redacted, source_sha = _redact_body(src, size, meta, fd, scanner=scanner,
+                                                    config=config, clock=clock, what=what,
+                                                    expect_sha=source_sha)
             finally:
                 os.close(fd)
             result = _store(lane, meta, body_path, redacted, existing, source_sha,
@@ -210,8 +215,10 @@ def capture_stream(
 
 
 def _redact_body(src, size: int, meta: CaptureMeta, fd: int, *, scanner, config: Config,
-                 clock, what: str, expect_sha: str) -> Redacted:
-    """Pass two: redact the source into ``fd``, hashing it again as it is read."""
+                 clock, what: str, expect_sha: str | None) -> tuple[Redacted, str]:
+    """Pass two: redact the source into ``fd``, hashing it as it is read. Returns the
+    counts and the source's sha256; raises RetryableError when ``expect_sha`` (pass
+    one's hash, when there was one) differs."""
     again = hashlib.sha256()
     src.seek(0)
     chunks = iter_chunks(src, size, line_cap=config.max_line_bytes,
@@ -224,10 +231,10 @@ def _redact_body(src, size: int, meta: CaptureMeta, fd: int, *, scanner, config:
     except OSError as exc:
         raise RetryableError(f"could not write the redacted body ({exc.strerror or exc})",
                              hint="nothing was stored; the transcript stays staged and is retried") from exc
-    if again.hexdigest() != expect_sha:
+    if expect_sha is not None and again.hexdigest() != expect_sha:
         raise RetryableError(f"{what} changed while it was captured; nothing was stored",
                              hint="it is retried on the next pass")
-    return redacted
+    return redacted, again.hexdigest()
 
 
 def _store(lane: Lane, meta: CaptureMeta, body_path: str, redacted: Redacted,

@@ -105,3 +105,45 @@ def _with_frame(frame_head: bytes, chunks: Iterable[bytes]):
     first = next(it, b"")
     yield frame_head + first
     yield from it
+
+
+@dataclasses.dataclass
+class PlainRedacted:
+    """What :func:`redact_plain` wrote: counts, findings with whole-text line numbers,
+    and the input's size in bytes and lines."""
+
+    secrets: int = 0
+    home_paths: int = 0
+    findings: list = dataclasses.field(default_factory=list)
+    bytes_in: int = 0
+    lines_in: int = 0
+    ends_with_newline: bool = True
+
+
+def redact_plain(scanner, chunks: Iterable[bytes], out_fd: int, *, deadline: float | None,
+                 clock: Callable[[], float]) -> PlainRedacted:
+    """Redact ``chunks`` (whole lines, :func:`~.chunks.iter_chunks`) one by one and
+    write the redacted text to ``out_fd`` as it is (``abcd redact``: no frame, no
+    newline added). Findings and a residual's position are rebased onto the whole
+    text. Raises what ``redact_text`` raises; the caller discards what was written."""
+    from ..scanner import redact_text
+
+    out = PlainRedacted()
+    line_offset = byte_offset = 0
+    last = b""
+    for chunk in chunks:
+        try:
+            red = redact_text(scanner, chunk, deadline=deadline, clock=clock)
+        except RedactionResidual as exc:
+            raise _rebased(exc, line_offset, byte_offset) from None
+        out.secrets += red.secrets
+        out.home_paths += red.home_paths
+        out.findings += [(rule, kind, line + line_offset) for rule, kind, line in red.findings]
+        _write_all(out_fd, red.text)
+        del red
+        line_offset += chunk.count(b"\n")
+        byte_offset += len(chunk)
+        last = chunk[-1:]
+    out.bytes_in, out.ends_with_newline = byte_offset, last in (b"\n", b"")
+    out.lines_in = line_offset + (0 if out.ends_with_newline else 1)
+    return out

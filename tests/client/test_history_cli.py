@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -186,3 +187,16 @@ def test_capture_by_hand_claims_no_hook_and_takes_a_sub_agents_lineage_from_its_
     assert (lead["spawn_attribution"], lead["spawn_depth"], lead["parent_agent_id"],
             lead["spawn_tool_use_id"], lead["agent_type"]) == ("sidecar", 2, "a7654321", "toolu_9", "Explore")
     assert records["a0000001"]["spawn_attribution"] == "unattributed"
+
+
+def test_capture_from_stdin_streams_through_staging_and_leaves_no_copy(in_repo, cli):
+    code, out, err = cli("history", "capture", "-", "--session", "sess-in", "--json",
+                         input=(LINE * 3).encode())
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["wrote"] and result["record"]["redacted_secrets"] == 3
+    home = Path(os.environ["ABCD_HOME"])
+    staging = [p for p in (home / "transcripts").rglob("staging/*") if p.is_file()]
+    assert staging == []  # the stdin copy is gone once the record is written
+    code, out, err = cli("history", "capture", "-", "--session", "sess-in", input=b"")
+    assert code == 2 and "stdin was empty" in err

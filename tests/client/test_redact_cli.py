@@ -80,3 +80,32 @@ def test_redact_bad_input_exits_2(cli, tmp_path):
     empty = tmp_path / "empty"
     empty.write_text("")
     assert cli("redact", str(empty))[0] == 2
+
+
+def test_a_refusal_in_a_late_batch_of_a_streamed_file_still_writes_nothing(cli, tmp_path):
+    home = Path(os.environ["ABCD_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        'capture_chunk_bytes = 65536\n[[scanner.rules]]\nname = "acct"\nseverity = "hard_fail"\n'
+        'keywords = ["98765"]\nregex = "98765[0-9]{6}"\n')
+    src = tmp_path / "t.jsonl"
+    filler = "".join(json.dumps({"n": i, "text": "x" * 200}) + "\n" for i in range(2000))  # ~440 KB
+    src.write_text(filler + '{"n": 98765432101}\n')
+    dest = tmp_path / "out.txt"
+    code, out, err = cli("redact", str(src), "--out", str(dest))
+    assert code == 1 and "line 2001" in err
+    assert not dest.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".abcd-tmp-")]
+    code, out, err = cli("redact", str(src))
+    assert code == 1 and out == ""
+
+
+def test_a_line_over_the_line_cap_is_bad_input_and_names_the_setting(cli, tmp_path):
+    home = Path(os.environ["ABCD_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text("max_line_bytes = 4096\n")
+    src = tmp_path / "t.jsonl"
+    src.write_text('{"ok": 1}\n' + json.dumps({"text": "y" * 5000}) + "\n")
+    code, out, err = cli("redact", str(src))
+    assert code == 2 and "max_line_bytes" in err and out == ""
+    code, out, err = cli("redact", "-", input=src.read_bytes())
+    assert code == 2 and "max_line_bytes" in err and out == ""

@@ -15,7 +15,7 @@ from abcd_daemon.store.lane import Lane
 
 from .conftest import aged_transcript, write_jsonl
 
-CONFIG = Config(watch_settle_s=5.0)
+CONFIG = Config(watch_settle_s=5.0, max_transcript_bytes=64 << 20)  # the cap is a setting
 
 
 def survey(home, root):
@@ -57,7 +57,7 @@ def test_each_reason_is_given_once_per_aged_transcript(home, repo, claude_dir, t
     os.symlink(root / "-repo" / "pending.jsonl", root / "-repo" / "linked.jsonl")
     big = root / "-repo" / "huge.jsonl"
     with open(big, "wb") as f:
-        f.truncate(65 << 20)  # sparse: over the cap without writing it
+        f.truncate(65 << 20)  # sparse: over the configured cap without writing it
     write_jsonl(root / "-repo" / "title.jsonl", [{"type": "summary", "summary": "a title"}])
     items = by_name(survey(home, root))
     reasons = {name: item.reason for name, item in items.items()}

@@ -1,13 +1,15 @@
 """The values ``abcd search`` and ``abcd usage`` answer with, and the filters they take.
 
-Plain dataclasses with no SQLite in sight: the wire protocol carries them (the CLI
-decodes a daemon's reply without importing the index), and :mod:`.query` and
-:mod:`.usage` build them. Each is the same value in-process and over the socket.
+Plain msgspec Structs with no SQLite in sight: the wire protocol carries them (the CLI
+decodes a daemon's reply without importing the index, and defining them costs a served
+verb's start-up nothing — dataclasses would import ``inspect`` and compile their
+methods), and :mod:`.query` and :mod:`.usage` build them. Each is the same value
+in-process and over the socket.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 ROLES = ("user", "assistant", "tool")
 REPORTS = ("daily", "weekly", "monthly", "session", "repo", "model", "agent-type")
@@ -15,8 +17,7 @@ REPORTS = ("daily", "weekly", "monthly", "session", "repo", "model", "agent-type
 RANK_WINDOW = 2_000
 
 
-@dataclasses.dataclass(frozen=True)
-class Filters:
+class Filters(msgspec.Struct, frozen=True):
     roots: tuple[str, ...] = ()  # empty: every repository
     session: str = ""  # a session id or a unique prefix of one
     agent_type: str = ""  # "main" selects main threads
@@ -28,8 +29,7 @@ class Filters:
     window: int = RANK_WINDOW  # rank among the newest this many matches (0: every match)
 
 
-@dataclasses.dataclass(frozen=True)
-class Hit:
+class Hit(msgspec.Struct, frozen=True):
     session_id: str
     root: str
     thread: str  # "main" or the agent id
@@ -41,11 +41,10 @@ class Hit:
     score: float
 
     def as_json(self) -> dict:
-        return dataclasses.asdict(self)
+        return msgspec.structs.asdict(self)
 
 
-@dataclasses.dataclass
-class Row:
+class Row(msgspec.Struct):
     """One row of a usage report: the four token figures, responses, cost."""
 
     key: str
@@ -56,7 +55,7 @@ class Row:
     responses: int = 0
     cost_usd: float = 0.0
     unpriced_tokens: int = 0
-    models: dict[str, Row] = dataclasses.field(default_factory=dict)
+    models: dict[str, Row] = msgspec.field(default_factory=dict)
 
     @property
     def total(self) -> int:
@@ -82,8 +81,7 @@ class Row:
         return out
 
 
-@dataclasses.dataclass
-class Report:
+class Report(msgspec.Struct):
     kind: str
     rows: list[Row]
     unpriced: list[str]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import AmbiguousId, NotFoundError
+from ..errors import AbcdError, AmbiguousId, NotFoundError
 from ..ids import PREFIX_MIN
 from .lane import Lane
 from .record import Record
@@ -70,9 +70,9 @@ def candidate_line(ref: SessionRef) -> str:
     return f"{ref.session_id}  started {ref.started_at or 'unknown'}  {where}"
 
 
-def find_session(lanes: list[Lane], key: str) -> SessionRef:
-    """The one session ``key`` names in ``lanes`` (an exact id, else a unique prefix).
-    Raises AmbiguousId (candidates in ``details``) or NotFoundError."""
+def _matches(lanes: list[Lane], key: str) -> list[tuple[Lane, str, list[Record]]]:
+    """(lane, session id, records) of every session ``key`` names: the exact id's when
+    any lane holds it, else every session it is a prefix of (at least PREFIX_MIN)."""
     exact, prefixed = [], []
     for lane in lanes:
         groups = sessions_of(lane)
@@ -80,29 +80,43 @@ def find_session(lanes: list[Lane], key: str) -> SessionRef:
             exact.append((lane, key, groups[key]))
         elif len(key) >= PREFIX_MIN:
             prefixed += [(lane, sid, recs) for sid, recs in groups.items() if sid.startswith(key)]
-    matches = exact or prefixed
-    if len(matches) == 1:
-        lane, sid, recs = matches[0]
-        return describe(lane, sid, recs)
+    return exact or prefixed
+
+
+def _refuse(key: str, matches: list) -> AbcdError:
+    """The refusal of a key that names several sessions (each candidate described) or
+    none."""
     if matches:
         refs = sorted((describe(*m) for m in matches), key=lambda r: (r.started_at, r.session_id))
-        raise AmbiguousId(f"{key!r} names {len(refs)} sessions; give more of the id",
-                          hint="any unique prefix of 6 or more characters will do",
-                          details=[candidate_line(r) for r in refs])
+        return AmbiguousId(f"{key!r} names {len(refs)} sessions; give more of the id",
+                           hint="any unique prefix of 6 or more characters will do",
+                           details=[candidate_line(r) for r in refs])
     short = (f" (a prefix must be at least {PREFIX_MIN} characters)"
              if len(key) < PREFIX_MIN else "")
-    raise NotFoundError(f"no session {key!r} is stored{short}",
-                        hint="`abcd history list` shows what is stored")
+    return NotFoundError(f"no session {key!r} is stored{short}",
+                         hint="`abcd history list` shows what is stored")
+
+
+def find_session(lanes: list[Lane], key: str) -> SessionRef:
+    """The one session ``key`` names in ``lanes`` (an exact id, else a unique prefix).
+    Raises AmbiguousId (candidates in ``details``) or NotFoundError."""
+    matches = _matches(lanes, key)
+    if len(matches) == 1:
+        return describe(*matches[0])
+    raise _refuse(key, matches)
 
 
 def expand_session(lanes: list[Lane], key: str) -> str:
     """The full id of the session ``key`` names (exact or unique prefix), or ``key``
     itself when it names none (the caller's own "not found" then says so). Raises
-    AmbiguousId."""
-    try:
-        return find_session(lanes, key).session_id
-    except NotFoundError:
-        return key
+    AmbiguousId. Reads frontmatter only: a session is described (its main thread's
+    start read) only to word an ambiguity."""
+    matches = _matches(lanes, key)
+    if len(matches) == 1:
+        return matches[0][1]
+    if matches:
+        raise _refuse(key, matches)
+    return key
 
 
 def resolve_record(lane: Lane, key: str) -> Record:

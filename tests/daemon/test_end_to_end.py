@@ -176,3 +176,37 @@ def test_an_unusable_payload_moves_to_failed_with_a_reason(tmp_path):
         assert len(list(failed.glob("*.json"))) == 3  # nothing deleted
     finally:
         assert daemon.stop() == 0
+
+
+def test_a_session_whose_main_file_is_empty_reconstructs_through_the_cli_as_empty(tmp_path):
+    import subprocess
+    import sys
+
+    env = env_for(tmp_path)
+    repo = tmp_path / "repo"
+    sha = make_repo(repo)
+    project = copy_session(tmp_path)
+    (project / f"{SESSION}.jsonl").write_bytes(b"")  # the harness left the main file empty
+    lane = Lane(Home(env["ABCD_HOME"]), sha)
+    daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()
+    try:
+        for agent in agents(project):
+            assert run_shim("subagent-stop", subagent_payload(project, agent, repo), env).returncode == 0
+        assert run_shim("session-end", session_end_payload(project, repo), env).returncode == 0
+        wait_for(lambda: len(records(env, sha)) == len(agents(project))
+                 and (lane.empty_mains / SESSION).exists(), 60, what="the agents and the marker")
+        out = tmp_path / "out"
+        out.mkdir()
+        res = subprocess.run([str(Path(sys.executable).with_name("abcd")), "history", "reconstruct",
+                              SESSION[:8], "--out", str(out)], env=env, cwd=repo,
+                             capture_output=True, text=True, timeout=120)
+    finally:
+        assert daemon.stop() == 0
+    assert res.returncode == 0, res.stderr
+    artefact = (out / f"{SESSION}.md").read_text()
+    assert "- main thread: EMPTY (the harness's main file was zero bytes" in artefact
+    assert "ABSENT" not in artefact
+    telemetry = json.loads((out / f"{SESSION}.telemetry.json").read_text())
+    assert telemetry["completeness"]["main_thread_empty"] is True
+    failed = Path(env["ABCD_HOME"]) / "spool" / "failed"
+    assert not failed.exists() or os.listdir(failed) == []  # an empty main is not a failure

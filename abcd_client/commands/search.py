@@ -39,6 +39,17 @@ def parse_when(value: str, *, now_ns: int) -> int:
     return int(stamp.timestamp() * 1e9)
 
 
+def time_window(since: str, until: str, *, as_json: bool) -> tuple[int, int]:
+    """``--since`` / ``--until`` as epoch ns (0: open), read against one clock. Exits
+    through :func:`output.fail` on a value that is not a time."""
+    now = runtime.now_ns()
+    try:
+        return (parse_when(since, now_ns=now) if since else 0,
+                parse_when(until, now_ns=now) if until else 0)
+    except InputError as err:
+        output.fail(err, as_json=as_json)
+
+
 def index_roots(all_repos: bool, *, as_json: bool) -> tuple[str, ...]:
     """The repository roots a verb reads: this checkout's, or none (every one) with
     ``all_repos``. Exits through :func:`output.fail` outside a checkout."""
@@ -110,12 +121,7 @@ def register(app, history, daemon) -> None:
 
         if role and role not in ROLES:
             output.fail(InputError(f"--role must be one of {', '.join(ROLES)}, not {role!r}"), as_json=as_json)
-        now = runtime.now_ns()
-        try:
-            since_ns = parse_when(since, now_ns=now) if since else 0
-            until_ns = parse_when(until, now_ns=now) if until else 0
-        except InputError as err:
-            output.fail(err, as_json=as_json)
+        since_ns, until_ns = time_window(since, until, as_json=as_json)
         roots = index_roots(all_repos, as_json=as_json)
         req = SearchRequest(query=query, roots=list(roots), session=session, agent_type=agent_type, role=role,
                             tool=tool, since_ns=since_ns, until_ns=until_ns, limit=limit)

@@ -11,7 +11,7 @@ import shutil
 import typer
 
 from .. import output, runtime
-from .search import index_roots, parse_when, served, synced_index
+from .search import index_roots, served, synced_index, time_window
 
 
 def _table(rep, breakdown: bool) -> list[str]:
@@ -52,12 +52,7 @@ def register(app, history, daemon) -> None:
 
         if kind not in REPORTS:
             output.fail(InputError(f"unknown report {kind!r}; one of {', '.join(REPORTS)}"), as_json=as_json)
-        now = runtime.now_ns()
-        try:
-            since_ns = parse_when(since, now_ns=now) if since else 0
-            until_ns = parse_when(until, now_ns=now) if until else 0
-        except InputError as err:
-            output.fail(err, as_json=as_json)
+        since_ns, until_ns = time_window(since, until, as_json=as_json)
         roots = index_roots(all_repos, as_json=as_json)
         reply = served(UsageRequest(kind=kind, roots=list(roots), since_ns=since_ns, until_ns=until_ns),
                        as_json=as_json)

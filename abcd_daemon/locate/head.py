@@ -24,6 +24,7 @@ Rules:
 from __future__ import annotations
 
 import os
+import stat
 
 READ_CAP = 1 << 20
 _HEX = frozenset("0123456789abcdef")
@@ -45,11 +46,20 @@ class Head:
 
 
 def _read(path: str) -> bytes | None:
+    """A regular file's bytes, or None: opened non-blocking (a FIFO planted in a
+    checkout never hangs the CLI) and refused unless regular and within the cap."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(READ_CAP + 1)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, READ_CAP + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return data if len(data) <= READ_CAP else None
 
 

@@ -130,3 +130,16 @@ def test_a_cache_file_others_could_write_is_ignored_and_rewritten(tmp_path, cach
     assert lane_root(str(repo), cache=cache, ask_git=asked) == sha and asked.calls == 1
     assert load(cache) == {head: sha}
     assert oct(os.stat(path).st_mode & 0o777) == "0o600"
+
+
+def test_a_fifo_in_place_of_head_never_hangs_and_git_decides(tmp_path, cache):
+    repo = tmp_path / "r"
+    sha = make_repo(repo)
+    head = repo / ".git" / "HEAD"
+    saved = head.read_bytes()
+    head.unlink()
+    os.mkfifo(head)  # no writer: a blocking open would wait forever
+    assert read_head(str(repo)) is None
+    head.unlink()
+    head.write_bytes(saved)
+    assert lane_root(str(repo), cache=cache) == sha

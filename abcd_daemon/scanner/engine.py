@@ -43,7 +43,8 @@ from collections.abc import Callable, Sequence
 
 from .checks import CHECKS, Context
 from .gate import Gate, superset_pattern
-from .escapes import after_escape, align_to_units, backslash_run, boundary_before, spaced
+from .escapes import after_escape, align_to_units, backslash_run, boundary_before
+from .spaced import spaced
 from .linear import Linear, fast_linear
 from .pem import consume_block
 from .prefilter import VIEW, Prefilter
@@ -168,7 +169,8 @@ class _Compiled:
         # A provider rule is searched over the whole line of its hit, once per line:
         # its pattern, not a window, decides where the secret starts.
         # (Also a generic rule with no keyword: it is a shape, tried on every line.)
-        self.whole_line = rule.source == "provider" or (rule.source == "generic" and not rule.keywords)
+        self.whole_line = rule.source == "provider" or (rule.source == "generic" and not rule.keywords) \
+            or _neighbourhood_searched(rule)
         self.check = CHECKS[rule.check] if rule.check else None
         self.back = rule.back
         self.reach = rule.reach
@@ -187,6 +189,19 @@ class _Compiled:
         self.clip = rule.source == "addition"
         # Identity literals: the match is the keyword itself (or inside it).
         self.literal = rule.source in ("identity.emails", "identity.names", "identity.github", "identity.user")
+
+
+def _neighbourhood_searched(rule: Rule) -> bool:
+    """A generic rule searched like a provider rule (once per hit neighbourhood, not
+    once per hit): one whose match may start before its keyword (``back``), with no
+    word boundary, anchor or ``near`` test for the per-hit path to apply, whose
+    windows the neighbourhood covers (``back`` ≤ PROVIDER_BACK, ``reach`` ≤
+    PROVIDER_REACH). Its findings are the masked groups of the matches in the
+    neighbourhood, as the per-hit windows find them; the keywords that fill
+    transcripts (``token`` in every ``input_tokens``) then cost one search per
+    neighbourhood instead of one per hit."""
+    return (rule.source == "generic" and bool(rule.keywords) and 0 < rule.back <= PROVIDER_BACK
+            and rule.reach <= PROVIDER_REACH and not rule.boundary and not rule.anchor and not rule.near_count)
 
 
 class Scanner:

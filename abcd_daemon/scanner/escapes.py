@@ -177,33 +177,3 @@ def after_escape(buf: bytes, ws: int, s: int) -> int:
     if buf[ws - 1] == 0x5C and backslash_run(buf, ws, max(0, ws - 64)) % 2:
         return ws + 1
     return ws
-
-
-#: JSON escapes that stand for whitespace (at any depth: the last backslash of a
-#: run and its letter).
-_SPACE_ESCAPES = (b"\\n", b"\\t", b"\\r")
-#: Percent escapes of whitespace (punctuation is left to the decoded views: a
-#: ``%3D`` read as ``=`` here would shift a name's ``=`` away from it).
-_PERCENT_SPACES = (b"%20", b"%0A", b"%0a", b"%0D", b"%0d", b"%09")
-
-
-def spaced(buf: bytes) -> bytes:
-    """``buf`` with every whitespace escape (``\\n``, ``\\t``, ``\\r``) and every percent
-    escape of whitespace (``%20``, ``%0A`` …) replaced by as many spaces: the same length and
-    offsets, and the same real newlines.
-
-    Patterns abcd did not write (the provider ruleset) judge boundaries with ``\\b``
-    and ``[\\s;]`` on plain text; in a transcript a token often starts right after
-    an escaped newline (``"$ cat creds\\nrubygems_…"``) or a ``%20``, where ``\\b``
-    does not hold between ``n`` and ``r``. Matching those patterns on this copy
-    judges the token as it reads; spans map back one to one (the masked span is
-    aligned to whole escape units afterwards)."""
-    if b"\\" in buf:
-        for esc in _SPACE_ESCAPES:
-            if esc in buf:
-                buf = buf.replace(esc, b"  ")
-    if b"%" in buf:
-        for esc in _PERCENT_SPACES:
-            if esc in buf:
-                buf = buf.replace(esc, b"   ")
-    return buf

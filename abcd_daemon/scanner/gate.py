@@ -83,7 +83,7 @@ class Gate:
             if end < 0:
                 end = n
             if end > pos:
-                scan(bytes(view[pos:end]), match_event_handler=on_match)
+                scan(view[pos:end], match_event_handler=on_match)  # (no copy of the line)
                 if hit:
                     out.append((pos, end, frozenset(hit)))
                     hit.clear()

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from .values import HARNESS_ID_PREFIXES, bad_checksum, entropy, is_placeholder
+from .values import HARNESS_ID_PREFIXES, bad_checksum, class_profile, entropy, is_placeholder
 
 #: Longer runs are blobs (images, signatures, archives), never a pasted credential.
 MAX_BARE = 1024
@@ -48,23 +48,7 @@ _PUBLIC_BLOCK = re.compile(rb"-----BEGIN[ +]+(?:[A-Z0-9]+[ +]+)*?(?:PUBLIC[ +]+K
 
 def _alnum_random(v: bytes) -> bool:
     """Mixed case, digits, short class runs, no long lower-case word, high entropy."""
-    upper = lower = digits = 0
-    runs, prev = 0, -1
-    for b in v:
-        if 65 <= b <= 90:
-            upper += 1
-            cls = 0
-        elif 97 <= b <= 122:
-            lower += 1
-            cls = 1
-        elif 48 <= b <= 57:
-            digits += 1
-            cls = 2
-        else:
-            cls = 3
-        if cls != prev:
-            runs += 1
-            prev = cls
+    upper, lower, digits, runs = class_profile(v)
     if not upper or not lower or digits < 2:
         return False
     if len(v) / runs > 2.8 or re.search(rb"[a-z]{9}|[A-Z]{9}", v):

@@ -154,6 +154,25 @@ HARNESS_ID_PREFIXES = frozenset({
 })
 
 
+#: Each byte as its class letter: U upper case, L lower case, D digit, O other.
+_CLASS_OF = bytes(
+    85 if 65 <= b <= 90 else 76 if 97 <= b <= 122 else 68 if 48 <= b <= 57 else 79 for b in range(256))
+#: Every pair of two different class letters: a run ends where one of them occurs
+#: (two different letters cannot overlap, so ``count`` finds every boundary).
+_CLASS_CHANGES = tuple(bytes([a, b]) for a in b"ULDO" for b in b"ULDO" if a != b)
+
+
+def class_profile(v: bytes) -> tuple[int, int, int, int]:
+    """``(upper, lower, digits, runs)`` of ``v``: how many upper-case letters,
+    lower-case letters and digits it holds, and how many maximal runs of one class
+    (upper, lower, digit, other) it is made of. C-speed (one translate, counts):
+    the shape checks ask it of every candidate token."""
+    if not v:
+        return 0, 0, 0, 0
+    c = v.translate(_CLASS_OF)
+    return c.count(b"U"), c.count(b"L"), c.count(b"D"), 1 + sum(map(c.count, _CLASS_CHANGES))
+
+
 def random_shaped(body: bytes) -> bool:
     """A token body that reads as random, not as a name: 20+ bytes of base62 (with
     ``_``/``-``) holding upper- and lower-case letters and at least two digits, whose
@@ -161,17 +180,9 @@ def random_shaped(body: bytes) -> bool:
     of bytes; ``handlesUTF8EncodedInput2`` does not) and no lower-case run of 8."""
     if len(body) < 20 or is_placeholder(body):
         return False
-    upper = sum(65 <= b <= 90 for b in body)
-    lower = sum(97 <= b <= 122 for b in body)
-    digits = sum(48 <= b <= 57 for b in body)
+    upper, lower, digits, runs = class_profile(body)
     if not upper or not lower or digits < 2:
         return False
-    runs, prev = 0, None
-    for b in body:
-        cls = 0 if 65 <= b <= 90 else 1 if 97 <= b <= 122 else 2 if 48 <= b <= 57 else 3
-        if cls != prev:
-            runs += 1
-            prev = cls
     if len(body) / runs > 2.6 or re.search(rb"[a-z]{8}", body):
         return False
     # Its longest piece between separators is long: a model or package name

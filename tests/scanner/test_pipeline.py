@@ -97,6 +97,20 @@ def test_a_random_value_after_a_secret_name_is_masked_without_any_prefix(scanner
     assert value.count(b"*") >= 35  # at most the seal's 5 bytes of it remain
 
 
+def test_every_secret_among_many_secret_named_keys_on_one_line_is_masked(scanner):
+    """Secret-named rules are searched once per neighbourhood of their keyword hits,
+    not once per hit: on a line where ``token`` and ``key`` occur dozens of times
+    (usage counters, harmless keys) each real value is still masked, the rest kept."""
+    values = ["Zq8XvT2mLw9RkP4sYb7NcH1dGf6JaE3uWo5KiQ0y", "Hk3pQ9vX2mRt7LwZ5nBc8YdJ4fGs6TaE1uWo0Ki2"]
+    usage = ", ".join(f'"k{i}_input_tokens": {i}, "cache_key": "v{i}"' for i in range(40))
+    raw = line("{" + usage + f', "api_key": "{values[0]}", ' + usage + f', "client_secret": "{values[1]}"' + "}")
+    out = redact_text(scanner, raw).text
+    content = json.loads(out)["message"]["content"]
+    assert all(v.encode() not in out for v in values) and content.count("*" * 35) == 2
+    assert content.count("_input_tokens") == 80 and '"cache_key": "v39"' in content
+    assert out.startswith(raw[:200])
+
+
 def test_a_word_after_a_secret_name_is_left_alone(scanner):
     raw = b"password_policy = strict\ntoken_count = 1024\napi_version: 2024-01-01\n"
     assert redact_text(scanner, raw).text == raw

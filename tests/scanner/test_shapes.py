@@ -9,7 +9,7 @@ import pathlib
 import pytest
 
 from abcd_daemon.scanner import redact_text
-from abcd_daemon.scanner.escapes import spaced
+from abcd_daemon.scanner.spaced import spaced
 from abcd_daemon.scanner.values import base62_checksum, bad_checksum
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "claude-code-log"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from abcd_daemon.scanner.values import already_masked, is_placeholder, looks_secret
+from abcd_daemon.scanner.values import already_masked, class_profile, is_placeholder, looks_secret
 
 
 @pytest.mark.parametrize("value", [b"hunter2-Xk29!q", b"Zq8XvT2mLw9RkP4sYb7NcH1dGf6JaE3uWo5KiQ0y",
@@ -31,3 +33,26 @@ def test_documented_example_keys_are_placeholders():
     assert is_placeholder(b"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
     assert is_placeholder(b"0000000000000000")
     assert not is_placeholder(b"Zq8XvT2mLw9RkP4sYb7NcH1dGf6JaE3uWo5KiQ0y")
+
+
+def _profile_byte_by_byte(v: bytes) -> tuple[int, int, int, int]:
+    """The definition :func:`class_profile` must agree with, one byte at a time."""
+    upper = sum(65 <= b <= 90 for b in v)
+    lower = sum(97 <= b <= 122 for b in v)
+    digits = sum(48 <= b <= 57 for b in v)
+    runs, prev = 0, None
+    for b in v:
+        cls = 0 if 65 <= b <= 90 else 1 if 97 <= b <= 122 else 2 if 48 <= b <= 57 else 3
+        if cls != prev:
+            runs, prev = runs + 1, cls
+    return upper, lower, digits, runs
+
+
+def test_class_profile_counts_cases_digits_and_class_runs_of_any_bytes():
+    rng = random.Random(7)
+    alphabet = b"aZ09_-+/.=\x00\xff\n" + bytes(range(256))
+    for _ in range(3000):
+        v = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 80)))
+        assert class_profile(v) == _profile_byte_by_byte(v), v
+    assert class_profile(b"ab12CD") == (2, 2, 2, 3)
+    assert class_profile(b"") == (0, 0, 0, 0)

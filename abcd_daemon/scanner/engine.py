@@ -1,8 +1,8 @@
 """Stage-one detection: bytes in, findings out.
 
 Per buffer: one Vectorscan pass per line (``gate``) says which gated rules match
-on each line; one lower-cased copy and the Aho-Corasick prefilter (``prefilter``)
-give every keyword hit with the rules worth trying there — a gated rule only on a
+on each line; the Aho-Corasick prefilter over lower-cased windows (``prefilter``)
+gives every keyword hit with the rules worth trying there — a gated rule only on a
 line the gate names, so the loop never sees the hits of a rule that cannot match on
 their line. Each rule's regex then runs only in a bounded window around its own hits
 (``rules`` module docstring states the window contract), with a per-rule high-water
@@ -51,6 +51,7 @@ from .prefilter import VIEW, Prefilter
 from .rules import IDENTITY_KINDS, PEM_KIND, PLACEHOLDERS, Rule
 from .values import already_masked, is_placeholder
 from .views import view_ranges, views_for
+from .windows import lowered_windows
 
 #: Kinds of the shape-only generic rules (``generic``: bare_token, prefixed_body).
 FALLBACK_KINDS = frozenset({"token:bare", "token:prefixed_body"})
@@ -269,18 +270,20 @@ class Scanner:
         ci, c = self._home
         home = self._ctx.home.lower()
         spellings = {home, home.replace(b"/", b"\\/"), home.replace(b"/", b"%2f")}
-        low = data.lower()
         if tick is not None:
             tick()
         out = []
-        for lit in spellings:
-            pos = low.find(lit)
-            while pos >= 0:
-                s = pos - backslash_run(data, pos, max(0, pos - 64))
-                m = c.rx.match(data, s, pos + len(lit))
-                if m is not None and m.end() == pos + len(lit) and c.check(data, m, self._ctx):
-                    out.append(Finding(m.start(), m.end(), c.rule.kind, c.rule.severity, c.rule.name))
-                pos = low.find(lit, pos + 1)
+        longest = max(len(lit) for lit in spellings)
+        for offset, low, limit in lowered_windows(data, 0, len(data), longest - 1):
+            for lit in spellings:
+                p = low.find(lit)
+                while p >= 0 and offset + p < limit:
+                    pos = offset + p
+                    s = pos - backslash_run(data, pos, max(0, pos - 64))
+                    m = c.rx.match(data, s, pos + len(lit))
+                    if m is not None and m.end() == pos + len(lit) and c.check(data, m, self._ctx):
+                        out.append(Finding(m.start(), m.end(), c.rule.kind, c.rule.severity, c.rule.name))
+                    p = low.find(lit, p + 1)
         return sorted(out, key=lambda f: f.start)
 
     def scan(self, data: bytes) -> list[Finding]:
@@ -335,7 +338,7 @@ class Scanner:
             lines = _merge_lines(lines, self._raw_gate.matching_by_line(buf, tick), self._raw_shift)
         if tick is not None:
             tick()
-        hits = self._pf.hits(buf.lower(), lines)
+        hits = self._pf.hits(buf, lines)
         comp = self._comp
         done = [0] * len(comp)
         ends: set[int] = set()  # where accepted spans end: a token glued to one starts a word

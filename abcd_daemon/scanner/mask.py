@@ -95,20 +95,21 @@ def mask(data: bytes, findings: list[Finding]) -> Masked:
         start = group[0].start
         edits.append((start, end, _replace(data, start, end, group)))
     edits.sort()
-    pieces: list[bytes] = []
+    view = memoryview(data)  # (the kept pieces are views: one copy, the output, is made)
+    pieces: list[bytes | memoryview] = []
     out_edits: list[tuple[int, int, int, int]] = []
     last = 0
     out_len = 0
     for s, e, rep in edits:
         if s < last:
             continue  # never happens for disjoint edits; kept as a guard
-        pieces.append(data[last:s])
+        pieces.append(view[last:s])
         out_len += s - last
         pieces.append(rep)
         out_edits.append((s, e, out_len, out_len + len(rep)))
         out_len += len(rep)
         last = e
-    pieces.append(data[last:])
+    pieces.append(view[last:])
     return Masked(b"".join(pieces), out_edits)
 
 

@@ -46,10 +46,9 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
-import msgspec
-
 from ..errors import DegradedScanner, RedactionResidual, ScanDeadline
 from .engine import Finding, Scanner
+from .jsonline import is_json
 from .mask import fallback_line, mask
 from .rules import HARD, HOME_KINDS, IDENTITY_KINDS
 
@@ -112,6 +111,7 @@ def redact_text(
     out, changed = _json_guard(folded, masked.text, masked.edits, findings)
     found = homes0 + findings
     where = _located(text, homes0) + _located(folded, findings)
+    del folded, masked  # (a long line's folded copy is not kept through the rescans)
     for round_ in range(1, SANITISE_ROUNDS + 1):
         if tick is not None:
             tick()
@@ -194,7 +194,11 @@ def blocking(f: Finding) -> bool:
 def rescan(scanner: Scanner, out: bytes, changed: list[tuple[int, int]], tick=None) -> list[Finding]:
     """Every finding on the ``changed`` line spans of ``out`` (in ``out``'s offsets),
     except those inside a placeholder abcd wrote."""
-    joined = b"\n".join(out[a:b] for a, b in changed)
+    if changed and changed[0][0] == 0 and changed[-1][1] == len(out) \
+            and sum(b - a + 1 for a, b in changed) == len(out) + 1:
+        joined = out  # every line changed (a long line alone): the lines joined are ``out``
+    else:
+        joined = b"\n".join(out[a:b] for a, b in changed)
     starts = []
     pos = 0
     for a, b in changed:
@@ -235,6 +239,7 @@ def _json_guard(
     """Check every changed line; return the (possibly re-masked) output and the
     output spans of the changed lines."""
     groups = _line_groups(data, edits)
+    data_view, out_view = memoryview(data), memoryview(out)
     changed: list[tuple[int, int]] = []
     repairs: list[tuple[int, int, bytes]] = []
     fi = 0
@@ -248,16 +253,16 @@ def _json_guard(
             f = findings[j]
             spans.append((max(f.start, in_ls) - in_ls, min(f.end, in_le) - in_ls))
             j += 1
-        line = data[in_ls:in_le]
         # A span over a structural quote would change the line's shape even where
-        # the result still parses; a line that no longer parses is broken.
-        structural = any(_unescaped_quote(line, a, b) for a, b in spans)
-        if not structural and _is_json(out[out_ls:out_le]):
+        # the result still parses; a line that no longer parses is broken. (The
+        # lines are checked through views: a line may be hundreds of MiB.)
+        structural = any(_unescaped_quote(data, in_ls + a, in_ls + b, in_ls) for a, b in spans)
+        if not structural and is_json(out_view[out_ls:out_le]):
             continue
-        if not _is_json(line):
+        if not is_json(data_view[in_ls:in_le]):
             continue  # not a JSON line before: no JSON contract to keep
-        fixed = fallback_line(line, spans)
-        if fixed is None or not _is_json(fixed):
+        fixed = fallback_line(data[in_ls:in_le], spans)
+        if fixed is None or not is_json(fixed):
             raise RedactionResidual([JSON_INTEGRITY], [(in_ls, in_le)], lines=_line_of(data, [in_ls]),
                                     rules=[JSON_INTEGRITY])
         repairs.append((out_ls, out_le, fixed))
@@ -300,21 +305,15 @@ def _line_groups(data: bytes, edits: list[tuple[int, int, int, int]]) -> list[tu
     return [tuple(g) for g in groups]
 
 
-def _unescaped_quote(line: bytes, start: int, end: int) -> bool:
-    pos = line.find(b'"', start, end)
+def _unescaped_quote(buf: bytes, start: int, end: int, floor: int) -> bool:
+    """A ``"`` in ``buf[start:end]`` not escaped by a backslash run (counted back to
+    ``floor``, the line's start)."""
+    pos = buf.find(b'"', start, end)
     while pos >= 0:
         run = 0
-        while pos - run > 0 and line[pos - run - 1] == 0x5C:
+        while pos - run > floor and buf[pos - run - 1] == 0x5C:
             run += 1
         if run % 2 == 0:
             return True
-        pos = line.find(b'"', pos + 1, end)
+        pos = buf.find(b'"', pos + 1, end)
     return False
-
-
-def _is_json(line: bytes) -> bool:
-    try:
-        msgspec.json.decode(line)
-    except (msgspec.DecodeError, UnicodeDecodeError, ValueError, RecursionError):
-        return False  # past the decoder's depth: not a line whose JSON we can check
-    return True

@@ -1,7 +1,7 @@
 """The Aho-Corasick keyword prefilter: where each rule may match, in text order.
 
-Keywords are lower-case byte literals searched (overlapping) on a lower-cased copy
-of the text, so a rule's regex decides case itself. Besides rule keywords the
+Keywords are lower-case byte literals searched (overlapping) on the text
+lower-cased a window at a time (``windows``), so a rule's regex decides case itself. Besides rule keywords the
 automaton carries *view triggers*: the bytes that say a line needs a decoded view
 (a printable-ASCII ``\\u00XX`` escape, an escaped solidus, a ``%XX``, a PEM marker
 behind escapes).
@@ -30,6 +30,8 @@ import bisect
 from collections.abc import Collection, Sequence
 
 import ahocorasick_rs
+
+from .windows import lowered_windows
 
 #: Owner id of a view trigger in a keyword's owner list.
 VIEW = -1
@@ -63,7 +65,7 @@ class Prefilter:
     index to its position in the gate (see the module contract)."""
 
     __slots__ = ("_always", "_always_owners", "_always_mixed", "_gated", "_gated_words", "_gated_owners",
-                 "_gate_pos", "_keyworded", "_by_set", "_words_at")
+                 "_gate_pos", "_keyworded", "_by_set", "_words_at", "_overlap")
 
     def __init__(self, keywords_per_rule: Sequence[Sequence[bytes]], gated: dict[int, int] | None = None) -> None:
         gated = gated or {}
@@ -73,6 +75,8 @@ class Prefilter:
                 owners.setdefault(kw.lower(), []).append(idx)
         for kw in VIEW_TRIGGERS:
             owners.setdefault(kw, []).append(VIEW)
+        #: a window must also hold a keyword starting at its last byte
+        self._overlap = max((len(kw) for kw in owners), default=1) - 1
         always: list[bytes] = []
         by_gate: list[bytes] = []
         for kw, who in owners.items():
@@ -95,39 +99,55 @@ class Prefilter:
                 words_at.setdefault(gated[ci], []).append(wi)
         self._words_at = words_at
 
-    def find(self, low: bytes) -> list[tuple[int, int, tuple[int, ...]]]:
-        """Every hit ``(end, start, owners)`` on the lower-cased text, ungated (both
-        automata over the whole text, every owner kept), in hit order."""
-        everything = [(0, len(low), frozenset(self._gate_pos.values()))]
-        return self.hits(low, everything)
+    def find(self, buf: bytes) -> list[tuple[int, int, tuple[int, ...]]]:
+        """Every hit ``(end, start, owners)`` in ``buf``, ungated (both automata over
+        the whole text, every owner kept), in hit order."""
+        everything = [(0, len(buf), frozenset(self._gate_pos.values()))]
+        return self.hits(buf, everything)
 
-    def hits(self, low: bytes, lines: Sequence[GateLine]) -> list[tuple[int, int, tuple[int, ...]]]:
-        """The hits of ``low`` (the lower-cased buffer) given the gate's ``lines``
-        (the lines where any gated rule matches, in order; see the module contract)."""
+    def hits(self, buf: bytes, lines: Sequence[GateLine]) -> list[tuple[int, int, tuple[int, ...]]]:
+        """The hits in ``buf`` given the gate's ``lines`` (the lines where any gated
+        rule matches, in order; see the module contract). The text is lower-cased a
+        window at a time (``windows``), so a long line costs a window, not a copy."""
         out: list[tuple[int, int, tuple[int, ...]]] = []
+        overlap = self._overlap
         if self._always is not None:
             owners = self._always_owners
             mixed = self._always_mixed
             starts = None
-            for k, s, e in self._always.find_matches_as_indexes(low, overlapping=True):
-                who = owners[k]
-                if mixed[k]:
-                    if starts is None:
-                        starts = [ln[0] for ln in lines]
-                    who = self._allowed(who, _line_at(lines, starts, s))
-                    if not who:
-                        continue
-                out.append((e, s, who))
+            pieces = 0
+            for offset, low, limit in lowered_windows(buf, 0, len(buf), overlap):
+                pieces += 1
+                for k, s, e in self._always.find_matches_as_indexes(low, overlapping=True):
+                    s += offset
+                    if s >= limit:
+                        continue  # the next window's
+                    who = owners[k]
+                    if mixed[k]:
+                        if starts is None:
+                            starts = [ln[0] for ln in lines]
+                        who = self._allowed(who, _line_at(lines, starts, s))
+                        if not who:
+                            continue
+                    out.append((e + offset, s, who))
+            if pieces > 1:
+                out.sort(key=_order)  # hits near a window's end interleave with the next's
         if self._gated is not None and lines:
             gated_hits: list[tuple[int, int, tuple[int, ...]]] = []
             keyworded = self._keyworded
+            split = False
             for ls, le, allowed in lines:
                 here = keyworded & allowed
                 if not here:
                     continue
                 ac, owners = self._for(here)
-                for k, s, e in ac.find_matches_as_indexes(low[ls:le], overlapping=True):
-                    gated_hits.append((e + ls, s + ls, owners[k]))
+                for offset, low, limit in lowered_windows(buf, ls, le, overlap):
+                    split = split or limit < le
+                    for k, s, e in ac.find_matches_as_indexes(low, overlapping=True):
+                        if s + offset < limit:
+                            gated_hits.append((e + offset, s + offset, owners[k]))
+            if split:
+                gated_hits.sort(key=_order)
             if gated_hits:
                 out = gated_hits if not out else sorted(out + gated_hits, key=_order)
         return out

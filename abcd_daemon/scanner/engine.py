@@ -193,16 +193,16 @@ class _Compiled:
 
 
 def _neighbourhood_searched(rule: Rule) -> bool:
-    """A generic rule searched like a provider rule (once per hit neighbourhood, not
-    once per hit): one whose match may start before its keyword (``back``), with no
-    word boundary, anchor or ``near`` test for the per-hit path to apply, whose
-    windows the neighbourhood covers (``back`` ≤ PROVIDER_BACK, ``reach`` ≤
-    PROVIDER_REACH). Its findings are the masked groups of the matches in the
-    neighbourhood, as the per-hit windows find them; the keywords that fill
-    transcripts (``token`` in every ``input_tokens``) then cost one search per
-    neighbourhood instead of one per hit."""
-    return (rule.source == "generic" and bool(rule.keywords) and 0 < rule.back <= PROVIDER_BACK
-            and rule.reach <= PROVIDER_REACH and not rule.boundary and not rule.anchor and not rule.near_count)
+    """A keyworded rule searched like a provider rule, once per neighbourhood of its
+    hits (``Rule.search``): its windows must fit the neighbourhood (``back`` ≤
+    PROVIDER_BACK, ``reach`` ≤ PROVIDER_REACH) and it must need none of the per-hit
+    tests (word boundary, anchor, ``near``)."""
+    if rule.search != "neighbourhood":
+        return False
+    if not (rule.keywords and rule.back <= PROVIDER_BACK and rule.reach <= PROVIDER_REACH
+            and not rule.boundary and not rule.anchor and not rule.near_count):
+        raise ValueError(f"rule {rule.name!r} cannot be searched by neighbourhood")
+    return True
 
 
 class Scanner:

@@ -78,7 +78,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
         name="secret_assignment", kind="secret:assignment", severity=WARN, keywords=SECRET_WORDS + _SEGMENT_KEYS,
         regex=r"(?i)" + _NAME + _Q + r"[ \t]{0,4}(?:=>|:=|\+=|=|:)[ \t]{0,4}" + _Q
               + r"(?:(?:basic|bearer|token|bot)[ \t]+)?" + _VALUE,
-        group=1, back=80, reach=420, boundary="", check="not_public", source=GENERIC_SOURCE,
+        group=1, back=80, reach=420, boundary="", check="not_public", source=GENERIC_SOURCE, search="neighbourhood",
         positive=("DB_PASS=hunter2-Xk29!q", f"export STRIPE_KEY={_A40}", f'{{"api_key": "{_A40}"}}',
                   f'{{"t":"{{\\"client_secret\\": \\"{_A40}\\"}}"}}', f"aws_secret: {_A40}",
                   f"Server=db;Uid=app;Pwd=Zq8!mR2#kW;", f"DefaultEndpointsProtocol=https;AccountKey={_A40}==;",
@@ -92,7 +92,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
         name="secret_flag", kind="secret:flag", severity=WARN, keywords=SECRET_WORDS + _SEGMENT_KEYS,
         regex=r"(?i)--?(?:[a-z0-9_.\-]{0,40}" + _WORDS + r"[a-z0-9_.\-]{0,40}|(?:[a-z0-9_.\-]{0,40}" + _SEG + r")?"
               + _SEGMENT + r"(?:" + _SEG + r"[a-z0-9_.\-]{0,40})?)[ \t]+" + _Q + _VALUE,
-        group=1, back=48, reach=380, boundary="", check="flag_value", source=GENERIC_SOURCE,
+        group=1, back=48, reach=380, boundary="", check="flag_value", source=GENERIC_SOURCE, search="neighbourhood",
         positive=(f"deploy --api-token {_A40}", "vault login --password 'Tr0ub4dor-77x'"),
         negative=("--token-file ~/.config/x", "--auth-type basic", "--api-version 2024-01-01", "--password-stdin",
                   "git clone https://x.dev/online-llm-tokenizer.git public/tokenizer"),

@@ -194,9 +194,12 @@ def blocking(f: Finding) -> bool:
 def rescan(scanner: Scanner, out: bytes, changed: list[tuple[int, int]], tick=None) -> list[Finding]:
     """Every finding on the ``changed`` line spans of ``out`` (in ``out``'s offsets),
     except those inside a placeholder abcd wrote."""
-    if changed and changed[0][0] == 0 and changed[-1][1] == len(out) \
-            and sum(b - a + 1 for a, b in changed) == len(out) + 1:
-        joined = out  # every line changed (a long line alone): the lines joined are ``out``
+    if 2 * sum(b - a for a, b in changed) >= len(out):
+        # Most of the text changed (a long line alone, always): scan ``out`` itself
+        # rather than a joined copy. The same findings: a line that did not change
+        # was found clean by the scan before, and the scan is line-local.
+        changed = [(0, len(out))]
+        joined = out
     else:
         joined = b"\n".join(out[a:b] for a, b in changed)
     starts = []

@@ -112,6 +112,13 @@ class Rule:
     #: skipped before its groups are read (a 200 KB base64 image is not a token, and
     #: reading its groups costs more than the whole line's scan). 0: no limit.
     longest: int = 0
+    #: How a keyworded rule is searched: ``"hits"``, in a window around each keyword
+    #: hit (``back``/``reach``); ``"neighbourhood"``, once per neighbourhood of its
+    #: hits, as a provider rule (``engine.PROVIDER_BACK``/``PROVIDER_REACH``; the
+    #: leftmost acceptable matches, never one starting inside a match already taken
+    #: or rejected) — for rules whose keywords fill transcripts (``token`` in every
+    #: ``input_tokens``), where a search per hit is most of the scan.
+    search: str = "hits"
 
 
 # Example bodies (random, never real credentials).

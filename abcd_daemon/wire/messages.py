@@ -12,7 +12,7 @@ from typing import Union
 
 import msgspec
 
-from ..index.values import Hit, Report
+from ..index.values import Hit, Report, SessionPage
 from ..intake.outcome import FailedDiscard, FailedPayload, IntakeOutcome
 from ..locate.gap import GapMarker
 from ..queue.results import DiscardResult, DrainResult, LaneBacklog
@@ -144,6 +144,15 @@ class UsageRequest(_Msg, tag="usage"):
     roots: list[str] = []
     since_ns: int = 0
     until_ns: int = 0
+    session: str = ""  # one session id (exact), or every session
+
+
+class SessionsRequest(_Msg, tag="sessions"):
+    """``abcd view``'s session list: one page of a repository's sessions, from the index."""
+
+    root_sha: str
+    offset: int = 0
+    limit: int = 100
 
 
 class IndexRebuildRequest(_Msg, tag="index-rebuild"):
@@ -153,7 +162,7 @@ class IndexRebuildRequest(_Msg, tag="index-rebuild"):
 Request = Union[StatusRequest, ListRequest, ShowRequest, StagedRequest, DrainRequest,
                 DiscardRequest, ReconstructRequest, IngestRequest, RetryRequest,
                 DiscardFailedRequest, MissingRequest, BatchReconstructRequest, SearchRequest,
-                UsageRequest, IndexRebuildRequest]
+                UsageRequest, SessionsRequest, IndexRebuildRequest]
 
 
 # -- replies ---------------------------------------------------------------------
@@ -265,6 +274,10 @@ class UsageReply(_Msg, tag="usage-reply"):
     report: Report
 
 
+class SessionsReply(_Msg, tag="sessions-reply"):
+    page: SessionPage
+
+
 class IndexRebuilt(_Msg, tag="index-rebuilt"):
     indexed: int
 
@@ -281,7 +294,7 @@ Reply = Union[ErrorReply, StatusReply, RecordsReply, ShowReply, StagedReply, Sur
               DrainReply, DiscardReply, ReconstructReply, Progress, IngestReply, RetryReply,
               DiscardFailedReply, MissingReply, Chunk, End, BatchPlanned,
               SessionReconstructed, SessionFailed, BatchDone, SearchReply, UsageReply,
-              IndexRebuilt]
+              SessionsReply, IndexRebuilt]
 
 #: What answers each request besides an ErrorReply: its head reply and, for a streaming
 #: reply, the Progress / Chunk / End frames around it. A client decodes only these (a
@@ -302,6 +315,7 @@ ANSWERS: dict[type, tuple[type, ...]] = {
                               BatchDone),
     SearchRequest: (SearchReply,),
     UsageRequest: (UsageReply,),
+    SessionsRequest: (SessionsReply,),
     IndexRebuildRequest: (Progress, IndexRebuilt),
 }
 

@@ -48,41 +48,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import emit_json  # noqa: E402
 from bench.reconstruct import ROOT, SESSION, build, store  # noqa: E402
-from abcd_daemon.store.lane import Lane  # noqa: E402
-from abcd_daemon.store.record import Record, format_record, format_rfc3339_ns, record_filename  # noqa: E402
+from tests.web.support import store_many  # noqa: E402
 
 LIST_ROOT = "6" * 40
-
-
-def many_sessions(home, n: int) -> None:
-    """``n`` small sessions (main + one sub-agent) in the lane LIST_ROOT."""
-    lane = Lane(home, LIST_ROOT).ensure("records")
-    t0 = 1_780_000_000
-    for k in range(n):
-        sid = f"5e55{k:04d}-0000-4000-8000-{k:012d}"
-        for agent in ("", f"a{k:016x}"):
-            lines = []
-            for j, role in enumerate(("user", "assistant")):
-                line = {"type": role, "uuid": f"{sid}-{agent}-{j}", "sessionId": sid,
-                        "timestamp": format_rfc3339_ns((t0 + k * 600 + j * 30) * 10**9)}
-                if role == "user":
-                    line["message"] = {"role": "user", "content": f"task {k}: do the thing"}
-                else:
-                    line["requestId"] = f"req_{k}_{agent}"
-                    line["message"] = {"id": f"msg_{k}_{agent}", "role": "assistant",
-                                       "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
-                                       "content": [{"type": "text", "text": "done"}],
-                                       "usage": {"input_tokens": 100 + k, "output_tokens": 50,
-                                                 "cache_read_input_tokens": 1000}}
-                if agent:
-                    line["agentId"] = agent
-                lines.append(json.dumps(line))
-            body = ("\n".join(lines) + "\n").encode()
-            record = Record(session_id=sid, root_commit=LIST_ROOT, agent_id=agent,
-                            agent_type="general-purpose" if agent else "",
-                            source_sha256=hashlib.sha256(body).hexdigest(),
-                            captured_at=format_rfc3339_ns((t0 + k * 600 + 90) * 10**9))
-            (lane.records / record_filename(record)).write_bytes(format_record(record, body))
 
 
 def first_byte(served, path: str) -> tuple[float, int]:
@@ -119,7 +87,7 @@ def main() -> None:
         home.root.mkdir(mode=0o700, parents=True)
         session = build(args.seed, 8.0)
         store(home, session)
-        many_sessions(home, args.sessions)
+        store_many(home, args.sessions, LIST_ROOT)
         daemon = None
         if args.daemon:
             from abcd_client.view_source import DaemonSource
@@ -133,7 +101,7 @@ def main() -> None:
         else:
             source = LocalSource(home)
         t = time.perf_counter()
-        source.index().close()  # derive the index once, as the daemon keeps it
+        source.refresh_index()  # derive the index once, as the daemon keeps it
         print(f"index synced in {time.perf_counter() - t:.1f}s", file=sys.stderr)
         page = f"/r/{ROOT}/s/{SESSION}"
 

@@ -3,7 +3,7 @@
 Routes (GET/HEAD only; :class:`~.auth.Guard` runs first on every one):
 
     /                                   repositories
-    /r/<root>                           that repository's sessions (+ search box)
+    /r/<root>[?page=N]                  that repository's sessions, 100 a page (+ search box)
     /r/<root>/s/<session>               the session page (timeline, bars, first turns)
     /r/<root>/s/<session>/part/<v>/<k>  part k of version v of that page (lazy loading)
     /r/<root>/s/<session>/export        the static export (one self-contained file)
@@ -56,18 +56,27 @@ class Viewer:
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[str, str], tuple[str, SessionView]] = OrderedDict()
         self._lock = threading.Lock()
-        self._lists: dict[str, tuple[tuple, str]] = {}
+        self._lists: dict[tuple[str, int], tuple[tuple, str]] = {}
 
-    def sessions_page(self, root: str) -> str:
-        """A repository's session list, rebuilt only when its records or the index
-        changed (:meth:`~.source.LocalSource.listing_stamp`)."""
+    def sessions_page(self, root: str, page_no: int = 1) -> str:
+        """Page ``page_no`` (from 1) of a repository's session list, read from the index
+        (:meth:`~.source.LocalSource.session_page`) and rebuilt only when its records or
+        the index changed (:meth:`~.source.LocalSource.listing_stamp`). A page past the
+        last is 404."""
+        if page_no < 1:
+            raise NotFoundError(f"no page {page_no} of this list")
         stamp = self.source.listing_stamp(root)
-        cached = self._lists.get(root)
+        cached = self._lists.get((root, page_no))
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        page = pages.sessions(root, self.source.repository_name(root), self.source.sessions(root))
+        listing = self.source.session_page(root, (page_no - 1) * pages.PAGE_SIZE, pages.PAGE_SIZE)
+        if listing is not None and page_no > 1 and not listing.sessions:
+            raise NotFoundError(f"no page {page_no} of this list")
+        page = pages.sessions(root, self.source.repository_name(root), listing, page_no)
         if self.source.listing_stamp(root) == stamp:  # nothing changed while it was built
-            self._lists[root] = (stamp, page)
+            if len(self._lists) >= 64:
+                self._lists.clear()
+            self._lists[(root, page_no)] = (stamp, page)
         return page
 
     def version(self, root: str, session_id: str) -> str:
@@ -155,7 +164,11 @@ def build_app(viewer: Viewer, *, token: str, port: int):
 
     async def repo(request: Request):
         root, _ = _ids(request)
-        return await run(viewer.sessions_page, root)
+        try:
+            page_no = int(request.query_params.get("page", "1"))
+        except ValueError:
+            return _error_response(NotFoundError("no such page of this list"))
+        return await run(viewer.sessions_page, root, page_no)
 
     async def session(request: Request):
         try:

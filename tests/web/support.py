@@ -63,6 +63,40 @@ def store_hostile(home: Home) -> Lane:
     return lane
 
 
+def store_many(home: Home, n: int, root: str) -> Lane:
+    """``n`` small sessions in the lane ``root``, session ``k`` started ``k`` × 10 min
+    after the first: a main thread and one sub-agent each, one priced response in
+    each (``k`` more input tokens in session ``k``)."""
+    lane = Lane(home, root).ensure("records")
+    t0 = 1_780_000_000
+    for k in range(n):
+        sid = f"5e55{k:04d}-0000-4000-8000-{k:012d}"
+        for agent in ("", f"a{k:016x}"):
+            lines = []
+            for j, role in enumerate(("user", "assistant")):
+                line = {"type": role, "uuid": f"{sid}-{agent}-{j}", "sessionId": sid,
+                        "timestamp": format_rfc3339_ns((t0 + k * 600 + j * 30) * 10**9)}
+                if role == "user":
+                    line["message"] = {"role": "user", "content": f"task {k}: do the thing"}
+                else:
+                    line["requestId"] = f"req_{k}_{agent}"
+                    line["message"] = {"id": f"msg_{k}_{agent}", "role": "assistant",
+                                       "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+                                       "content": [{"type": "text", "text": "done"}],
+                                       "usage": {"input_tokens": 100 + k, "output_tokens": 50,
+                                                 "cache_read_input_tokens": 1000}}
+                if agent:
+                    line["agentId"] = agent
+                lines.append(json.dumps(line))
+            body = ("\n".join(lines) + "\n").encode()
+            record = Record(session_id=sid, root_commit=root, agent_id=agent,
+                            agent_type="general-purpose" if agent else "",
+                            source_sha256=hashlib.sha256(body).hexdigest(),
+                            captured_at=format_rfc3339_ns((t0 + k * 600 + 90) * 10**9))
+            (lane.records / record_filename(record)).write_bytes(format_record(record, body))
+    return lane
+
+
 class Served:
     """The viewer of ``source`` served on 127.0.0.1 from a background thread."""
 
@@ -135,3 +169,12 @@ def browser_or_skip():
         return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     except Exception as exc:  # noqa: BLE001 - any failure to start is the skip's reason
         pytest.skip(f"the browser could not start: {type(exc).__name__}: {str(exc)[:300]}")
+
+
+@pytest.fixture(scope="module")
+def browser(world):
+    """One headless Chromium for a test module (after its ``world`` fixture is up)."""
+    driver = browser_or_skip()
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()

@@ -101,3 +101,33 @@ def test_a_repositorys_list_is_reused_until_a_record_arrives_and_then_shows_it(t
     store_hostile(home)
     again = viewer.sessions_page(ROOT)
     assert again is not first and HOSTILE_SESSION[:8] in again
+
+
+def test_a_long_session_list_is_paged_newest_first_with_links_between_pages(tmp_path):
+    from .support import store_many
+
+    home = make_home(tmp_path)
+    store_many(home, 230, ROOT)
+    s = Served(LocalSource(home))
+    try:
+        seen, page_no, links = [], 1, []
+        path = f"/r/{ROOT}"
+        while path:
+            status, _, body = get(s.at(path))
+            html = body.decode()
+            assert status == 200
+            seen.append(re.findall(rf'href="/r/{ROOT}/s/(5e55\d{{4}}[^"]*)"', html))
+            nxt = re.search(r'<a rel="next" href="([^"]+)"', html)
+            links.append(bool(re.search(r'<a rel="prev"', html)))
+            path = nxt.group(1).replace("&amp;", "&") if nxt else ""
+            page_no += 1
+        assert [len(p) for p in seen] == [100, 100, 30]
+        assert links == [False, True, True]  # only the first page has no way back
+        flat = [sid for p in seen for sid in p]
+        assert len(set(flat)) == 230
+        assert flat == sorted(flat, reverse=True)  # session k started after k - 1
+        assert "sessions 201–230 of 230" in html
+        for bad in ("?page=4", "?page=0", "?page=x"):
+            assert get(s.at(f"/r/{ROOT}{bad}"))[0] == 404, bad
+    finally:
+        s.stop()

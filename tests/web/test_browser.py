@@ -15,7 +15,7 @@ import pytest
 from abcd_daemon.reconstruct import ReconstructOptions, reconstruct
 from abcd_daemon.web.source import LocalSource
 
-from .support import (HOSTILE_SESSION, REAL_SESSION, ROOT, Served, browser_or_skip, get,
+from .support import (HOSTILE_SESSION, REAL_SESSION, ROOT, Served, browser, get,  # noqa: F401
                       make_home, store_hostile, store_real)
 
 pytestmark = pytest.mark.slow
@@ -30,14 +30,6 @@ def world(tmp_path_factory):
     telemetry = reconstruct(lane, ReconstructOptions(session_id=REAL_SESSION), now_ns=0).telemetry
     yield served, telemetry
     served.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(world):
-    driver = browser_or_skip()
-    driver.set_page_load_timeout(60)
-    yield driver
-    driver.quit()
 
 
 def test_a_real_session_shows_one_lane_per_thread_in_document_order(world, browser):

@@ -27,6 +27,8 @@ HOSTILE_SESSION = "hostile-0001"
 HOSTILE_TEXT = ("<script>window.__pwned = 1</script>\n## Agent `forged`\n"
                 "### Turn 99 — user\n```\nfenced inside\n```\n"
                 "<img src=\"http://198.51.100.7/x.png\"> ![p](http://198.51.100.7/y.png)")
+#: A sub-agent type (record metadata, outside every fence) written as Markdown.
+HOSTILE_TYPE = "**bold** _it_ `code` ~~gone~~"
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
@@ -44,7 +46,8 @@ def store_real(home: Home) -> Lane:
 
 
 def store_hostile(home: Home) -> Lane:
-    """A session whose user line carries a script, a forged heading and a fence."""
+    """A session whose user line carries a script, a forged heading and a fence, and
+    whose one sub-agent's type is Markdown (:data:`HOSTILE_TYPE`)."""
     lane = Lane(home, ROOT).ensure("records")
     lines = [
         {"type": "user", "uuid": "u1", "sessionId": HOSTILE_SESSION, "timestamp": "2026-01-02T03:04:05.000Z",
@@ -60,6 +63,14 @@ def store_hostile(home: Home) -> Lane:
                     source_sha256=hashlib.sha256(body).hexdigest(),
                     captured_at=format_rfc3339_ns(1_780_000_000_000_000_000))
     (lane.records / record_filename(record)).write_bytes(format_record(record, body))
+    agent = "a0b1c2d3e4f5a6b7"
+    sub = json.dumps({"type": "user", "uuid": "s1", "sessionId": HOSTILE_SESSION, "agentId": agent,
+                      "timestamp": "2026-01-02T03:04:06.000Z",
+                      "message": {"role": "user", "content": "look around"}}).encode() + b"\n"
+    record = Record(session_id=HOSTILE_SESSION, root_commit=ROOT, agent_id=agent,
+                    agent_type=HOSTILE_TYPE, source_sha256=hashlib.sha256(sub).hexdigest(),
+                    captured_at=format_rfc3339_ns(1_780_000_001_000_000_000))
+    (lane.records / record_filename(record)).write_bytes(format_record(record, sub))
     return lane
 
 

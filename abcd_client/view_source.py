@@ -4,8 +4,9 @@
 the CLI also asks the daemon for — a lane's record listing (``ListRequest``, as
 ``abcd history list``), a session's reconstruction (``ReconstructRequest``, as
 ``abcd history reconstruct``), a search (``SearchRequest``, as ``abcd search``), a
-usage report (``UsageRequest``, as ``abcd usage``) and a page of the session list
-(``SessionsRequest``, from the daemon's index) — sent to the daemon when one answers
+usage report (``UsageRequest``, as ``abcd usage``), a page of the session list
+(``SessionsRequest``) and the repositories (``RepositoriesRequest``), both from the
+daemon's index — sent to the daemon when one answers
 for this store, and run in-process by the same core when none does (checked per
 request, so a daemon started or stopped while the viewer runs is followed). A
 daemon's refusal is raised as the :class:`~abcd_daemon.errors.AbcdError` it carries.
@@ -75,6 +76,16 @@ class DaemonSource(LocalSource):
         if answered is None:
             return super().reconstruction(root_sha, session_id)
         return served(*answered)
+
+    def repository_summaries(self):
+        from abcd_daemon.wire.messages import RepositoriesRequest
+
+        from .connect import ask
+
+        reply = ask(RepositoriesRequest())
+        if reply is None:
+            return super().repository_summaries()
+        return reply.repositories
 
     def session_page(self, root_sha: str, offset: int = 0, limit: int = 100):
         from abcd_daemon.wire.messages import SessionsRequest

@@ -1,4 +1,5 @@
-"""A repository's sessions, read from the index alone: the viewer's session list.
+"""A repository's sessions, and the repositories, read from the index alone: the
+viewer's session list and home page.
 
 Contracts:
 - a session is every indexed record sharing a ``session_id`` under one root; its
@@ -10,6 +11,8 @@ Contracts:
 - sessions are ordered newest first (by first turn time, then last capture, then
   id, so the order is total and pages never overlap); ``offset``/``limit`` cut one
   page of that order and ``total`` says how many there are in all;
+- :func:`repositories` counts each indexed root's sessions and its latest capture,
+  newest first;
 - only the index is read — no record file is listed or opened — so the cost is a
   few grouped queries, whatever the records' sizes. The index is derived data: the
   caller brings it level first (the daemon's keeper, or ``sync`` in-process).
@@ -23,9 +26,9 @@ import sqlite3
 
 from .pricing import Pricing
 from .usage import report
-from .values import SessionPage, SessionSummary
+from .values import RepositorySummary, SessionPage, SessionSummary
 
-__all__ = ["SessionPage", "SessionSummary", "session_page"]
+__all__ = ["RepositorySummary", "SessionPage", "SessionSummary", "repositories", "session_page"]
 
 _LIST = """
 SELECT r.session_id, count(*), max(r.captured_at), coalesce(t.first_ns, 0), coalesce(t.last_ns, 0)
@@ -49,3 +52,10 @@ def session_page(conn: sqlite3.Connection, root: str, pricing: Pricing, *, offse
     return SessionPage(total=len(rows), offset=offset, pricing_as_of=pricing.as_of, sessions=[
         SessionSummary(sid, agents, first, last, captured, usage.get(sid))
         for sid, agents, captured, first, last in chosen])
+
+
+def repositories(conn: sqlite3.Connection) -> list[RepositorySummary]:
+    """Every root the index holds a record of, its latest capture first."""
+    return [RepositorySummary(root, sessions, captured) for root, sessions, captured in conn.execute(
+        "SELECT root, count(DISTINCT session_id), max(captured_at) FROM records GROUP BY root "
+        "ORDER BY max(captured_at) DESC, root")]

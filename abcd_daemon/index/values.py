@@ -106,3 +106,11 @@ class SessionPage(msgspec.Struct):
     offset: int
     sessions: list[SessionSummary]
     pricing_as_of: str = ""
+
+
+class RepositorySummary(msgspec.Struct):
+    """One repository as the index holds it (``abcd view``'s home page row)."""
+
+    root: str
+    sessions: int
+    last_captured_at: str

@@ -187,6 +187,11 @@ class Handlers:
         return m.SessionsReply(page=self.index.read((root,), lambda conn: session_page(
             conn, root, pricing, offset=req.offset, limit=req.limit)))
 
+    def _RepositoriesRequest(self, req):
+        from ..index.sessions import repositories
+
+        return m.RepositoriesReply(repositories=self.index.read((), repositories))
+
     def _IndexRebuildRequest(self, req, progress=None):
         def each(done: int, total: int) -> None:
             if progress is not None:

@@ -28,6 +28,11 @@ def repo_label(name: str, root_sha: str) -> str:
 
 
 def repositories(rows) -> str:
+    """The home page; ``rows`` None when the index cannot be read."""
+    if rows is None:
+        body = ("<h1>abcd</h1><p>The search and usage index cannot be read, so no repository "
+                "can be listed; <code>abcd index rebuild</code> derives it again.</p>")
+        return page("abcd", body, crumbs=[(HOME[0], HOME[1])])
     if not rows:
         body = ("<h1>abcd</h1><p>No sessions are stored yet. Once the hooks or "
                 "<code>abcd history ingest</code> store one, it shows here.</p>")

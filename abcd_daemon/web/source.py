@@ -123,17 +123,17 @@ class LocalSource:
                 stamp.append(None)
         return tuple(stamp)
 
-    def repositories(self) -> list[RepoRow]:
+    def repositories(self) -> list[RepoRow] | None:
+        """Every repository with a session, its latest capture first, named by its
+        repository note; None when the index cannot be read."""
         from ..queue.survey import lane_name
 
-        rows = []
-        for lane in list_lanes(self.home):
-            records = self.records(lane)
-            if records:
-                rows.append(RepoRow(lane.root_sha, lane_name(lane),
-                                    len({r.session_id for r in records}),
-                                    max(r.captured_at for r in records)))
-        return sorted(rows, key=lambda r: r.last_captured_at, reverse=True)
+        summaries = self.repository_summaries()
+        if summaries is None:
+            return None
+        known = {lane.root_sha: lane for lane in list_lanes(self.home)}
+        return [RepoRow(r.root, lane_name(known[r.root]), r.sessions, r.last_captured_at)
+                for r in summaries if r.root in known]
 
     def repository_name(self, root_sha: str) -> str:
         from ..queue.survey import lane_name
@@ -167,6 +167,13 @@ class LocalSource:
             return self.keeper().read(roots, answer)
         except (sqlite3.Error, OSError):
             return None
+
+    def repository_summaries(self):
+        """The index's repositories (:func:`abcd_daemon.index.sessions.repositories`),
+        every lane level first; None without an index."""
+        from ..index.sessions import repositories
+
+        return self._read((), repositories)
 
     def session_page(self, root_sha: str, offset: int = 0, limit: int = 100):
         """One page (:class:`~abcd_daemon.index.values.SessionPage`) of a repository's

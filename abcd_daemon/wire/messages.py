@@ -12,7 +12,7 @@ from typing import Union
 
 import msgspec
 
-from ..index.values import Hit, Report, SessionPage
+from ..index.values import Hit, Report, RepositorySummary, SessionPage
 from ..intake.outcome import FailedDiscard, FailedPayload, IntakeOutcome
 from ..locate.gap import GapMarker
 from ..queue.results import DiscardResult, DrainResult, LaneBacklog
@@ -155,6 +155,10 @@ class SessionsRequest(_Msg, tag="sessions"):
     limit: int = 100
 
 
+class RepositoriesRequest(_Msg, tag="repositories"):
+    """``abcd view``'s home page: every repository the index holds, with its sessions."""
+
+
 class IndexRebuildRequest(_Msg, tag="index-rebuild"):
     """``abcd index rebuild``: answered by ``Progress`` frames, then ``IndexRebuilt``."""
 
@@ -162,7 +166,7 @@ class IndexRebuildRequest(_Msg, tag="index-rebuild"):
 Request = Union[StatusRequest, ListRequest, ShowRequest, StagedRequest, DrainRequest,
                 DiscardRequest, ReconstructRequest, IngestRequest, RetryRequest,
                 DiscardFailedRequest, MissingRequest, BatchReconstructRequest, SearchRequest,
-                UsageRequest, SessionsRequest, IndexRebuildRequest]
+                UsageRequest, SessionsRequest, RepositoriesRequest, IndexRebuildRequest]
 
 
 # -- replies ---------------------------------------------------------------------
@@ -278,6 +282,10 @@ class SessionsReply(_Msg, tag="sessions-reply"):
     page: SessionPage
 
 
+class RepositoriesReply(_Msg, tag="repositories-reply"):
+    repositories: list[RepositorySummary]
+
+
 class IndexRebuilt(_Msg, tag="index-rebuilt"):
     indexed: int
 
@@ -294,7 +302,7 @@ Reply = Union[ErrorReply, StatusReply, RecordsReply, ShowReply, StagedReply, Sur
               DrainReply, DiscardReply, ReconstructReply, Progress, IngestReply, RetryReply,
               DiscardFailedReply, MissingReply, Chunk, End, BatchPlanned,
               SessionReconstructed, SessionFailed, BatchDone, SearchReply, UsageReply,
-              SessionsReply, IndexRebuilt]
+              SessionsReply, RepositoriesReply, IndexRebuilt]
 
 #: What answers each request besides an ErrorReply: its head reply and, for a streaming
 #: reply, the Progress / Chunk / End frames around it. A client decodes only these (a
@@ -316,6 +324,7 @@ ANSWERS: dict[type, tuple[type, ...]] = {
     SearchRequest: (SearchReply,),
     UsageRequest: (UsageReply,),
     SessionsRequest: (SessionsReply,),
+    RepositoriesRequest: (RepositoriesReply,),
     IndexRebuildRequest: (Progress, IndexRebuilt),
 }
 

@@ -118,7 +118,8 @@ def test_the_viewers_list_usage_and_search_are_the_daemons_answers_equal_to_in_p
     store_many(home, 130, sha)
     local = LocalSource(home)
     want = ([local.session_page(sha, k, 100) for k in (0, 100)],
-            local.usage("agent", sha, session=REAL_SESSION), local.search("parallel", sha))
+            local.usage("agent", sha, session=REAL_SESSION), local.search("parallel", sha),
+            local.repositories())
     daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()
     try:
         for key in ("ABCD_HOME", "ABCD_SOCKET", "TMPDIR"):
@@ -133,7 +134,7 @@ def test_the_viewers_list_usage_and_search_are_the_daemons_answers_equal_to_in_p
         pages = [source.session_page(sha, k, 100) for k in (0, 100)]
         assert [p.total for p in pages] == [131, 131] and [len(p.sessions) for p in pages] == [100, 31]
         assert (pages, source.usage("agent", sha, session=REAL_SESSION),
-                source.search("parallel", sha)) == want
-        assert want[2] and len(want[1].rows) >= 2
+                source.search("parallel", sha), source.repositories()) == want
+        assert want[2] and len(want[1].rows) >= 2 and [r.sessions for r in want[3]] == [131]
     finally:
         assert daemon.stop() == 0

@@ -7,7 +7,7 @@ import os
 
 from abcd_daemon.index.db import connect, sync
 from abcd_daemon.index.pricing import Pricing
-from abcd_daemon.index.sessions import session_page
+from abcd_daemon.index.sessions import repositories, session_page
 from abcd_daemon.index.usage import report
 from abcd_daemon.reconstruct import ReconstructOptions, reconstruct
 from abcd_daemon.store.lane import Lane
@@ -78,3 +78,13 @@ def test_the_agent_report_of_one_session_splits_its_telemetry_by_thread(home):
     whole = report(conn, "session", Pricing(), roots=(lane.root_sha,), session=REAL_SESSION).rows
     assert [r.key for r in whole] == [REAL_SESSION]
     assert abs(sum(r.cost_usd for r in rep.rows) - whole[0].cost_usd) < 1e-9
+
+
+def test_the_repositories_count_their_sessions_newest_capture_first(home):
+    _, conn = _synced(home, 5)
+    older = Lane(home, "7" * 40)
+    store_session(older, REAL_MAIN)  # captured at its transcript's time, before those
+    sync(conn, home)
+    rows = repositories(conn)
+    assert [(r.root, r.sessions) for r in rows] == [(ROOT, 5), (older.root_sha, 1)]
+    assert rows[0].last_captured_at > rows[1].last_captured_at

@@ -1,5 +1,5 @@
-"""The viewer in a real browser while a real daemon runs: the session list, the search
-box and the per-thread bars show what ``abcd usage`` and ``abcd search`` print, and
+"""The viewer in a real browser while a real daemon runs: the repositories, the session
+list, the search box and the per-thread bars show what ``abcd usage`` and ``abcd search`` print, and
 come from the daemon — every in-process index read is refused in the viewer here.
 
 Where the browser cannot start, every test here skips and says why; CI installs it.
@@ -71,7 +71,10 @@ def _cost(row: dict) -> str:
 def test_the_session_list_shows_the_figures_abcd_usage_session_prints(world, browser):
     served, env = world
     want = {r["key"]: r for r in _cli(env, "usage", "session", "--all-repos")["rows"]}[REAL_SESSION]
-    browser.get(served.at(f"/r/{ROOT}"))
+    browser.get(served.at("/"))
+    repo = browser.find_element("css selector", f'a[href="/r/{ROOT}"]')
+    assert [td.text for td in repo.find_elements("xpath", "./ancestor::tr/td")][1] == "1"
+    repo.click()
     link = browser.find_element("css selector", f'a[href="/r/{ROOT}/s/{REAL_SESSION}"]')
     cells = [td.text for td in link.find_elements("xpath", "./ancestor::tr/td")]
     assert cells[3] == "7"  # the main thread and six sub-agents

@@ -60,14 +60,15 @@ def html_name(session_id: str) -> str:
 def html_export(reconstruction) -> bytes:
     """The session page (:func:`abcd_daemon.web.session_page.export_html`) as one
     self-contained HTML file: no script, no request, its stylesheet inline. Per-thread
-    costs are included when the usage index can price them."""
+    costs are ``abcd usage``'s (daemon-served when one runs), included when the index
+    can price them."""
     from abcd_client import runtime
+    from abcd_client.view_source import DaemonSource
     from abcd_daemon.web.session_page import export_html
-    from abcd_daemon.web.source import LocalSource
 
     t = reconstruction.telemetry
     try:
-        costs = LocalSource(runtime.home(), runtime.config().pricing).thread_costs(
+        costs = DaemonSource(runtime.home(), runtime.config().pricing).thread_costs(
             t.root_commit, t.session_id)
     except AbcdError:
         costs = None

@@ -5,30 +5,36 @@ Builds, in a temporary ABCD_HOME (nothing of the user's store is touched):
   ~8 MB of transcript, seeded), and
 - a second repository of 2,000 small sessions (a main thread and one sub-agent each).
 
-The index is synced once (as the daemon keeps it), then the viewer is served on
-127.0.0.1 by the real stack (hypercorn's trio worker + Starlette) and measured:
+A real daemon serves that store (as when ``abcd view`` runs beside it) and its index
+is brought level once, off the clock (a running daemon keeps it so); then the viewer
+is served on 127.0.0.1 by the real stack (hypercorn's trio worker + Starlette),
+reading through the daemon (``abcd_client.view_source.DaemonSource``, what
+``abcd view`` uses), and measured — each figure the median of ``--repeat`` runs:
 
   session_first_byte_ms  GET of the session page until its first byte, on a COLD page
-                         cache (a fresh server per run: reconstruct + outline + render
-                         of the timeline, bars and first turns all inside it); median;
+                         cache (a fresh viewer per run; the session's records listed
+                         through the daemon so an unknown one is 404; then the head);
+  session_pictures_ms    the same GET until the timeline and the bars have arrived
+                         (the page is streamed: its head goes out before the session
+                         is reconstructed, the pictures as soon as they are drawn);
+  session_whole_ms       the same GET until its last byte;
   session_loaded_ms      headless Chromium (Debian's, via chromedriver) opening the
                          session page on a cold server, navigation start → load event
                          end (the timeline, bars and first turns; later turns load as
                          the reader scrolls); median;
-  list_ms                GET of the 2,000-session list, warm (records and index read
-                         once before; the page is reused while the records directory and
-                         the index are unchanged); median;
-  list_first_ms          the first GET of that list on a fresh server (every record's
-                         frontmatter listed, the index queried, the page built).
+  list_ms                the first GET of the 2,000-session list on a fresh server:
+                         UNCACHED (no page of it built before in that viewer; the
+                         daemon answers the first page of 100 from its index);
+  list_warm_ms           later GETs of it on the same server (the page is reused while
+                         the records directory and the index are unchanged).
 
-With ``--daemon`` a real daemon serves that store and the viewer reads records and
-reconstructions through it (``abcd_client.view_source.DaemonSource``, what ``abcd view``
-uses when the daemon runs); without it, the same core runs in-process.
+With ``--in-process`` no daemon runs and the same core reads the store in the
+viewer's process (its index synced once before, off the clock).
 
 Targets: first byte ≤ 300 ms, loaded ≤ 2,000 ms, list ≤ 300 ms. The last line printed is
 one JSON object ``{"session_first_byte_ms", "session_loaded_ms", "list_ms", ...}``.
 
-    .venv/bin/python bench/view.py [--repeat 5] [--sessions 2000] [--daemon] [--check]
+    .venv/bin/python bench/view.py [--repeat 5] [--sessions 2000] [--in-process] [--check]
 """
 
 from __future__ import annotations
@@ -48,56 +54,34 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import emit_json  # noqa: E402
 from bench.reconstruct import ROOT, SESSION, build, store  # noqa: E402
-from abcd_daemon.store.lane import Lane  # noqa: E402
-from abcd_daemon.store.record import Record, format_record, format_rfc3339_ns, record_filename  # noqa: E402
+from tests.web.support import store_many  # noqa: E402
 
 LIST_ROOT = "6" * 40
 
 
-def many_sessions(home, n: int) -> None:
-    """``n`` small sessions (main + one sub-agent) in the lane LIST_ROOT."""
-    lane = Lane(home, LIST_ROOT).ensure("records")
-    t0 = 1_780_000_000
-    for k in range(n):
-        sid = f"5e55{k:04d}-0000-4000-8000-{k:012d}"
-        for agent in ("", f"a{k:016x}"):
-            lines = []
-            for j, role in enumerate(("user", "assistant")):
-                line = {"type": role, "uuid": f"{sid}-{agent}-{j}", "sessionId": sid,
-                        "timestamp": format_rfc3339_ns((t0 + k * 600 + j * 30) * 10**9)}
-                if role == "user":
-                    line["message"] = {"role": "user", "content": f"task {k}: do the thing"}
-                else:
-                    line["requestId"] = f"req_{k}_{agent}"
-                    line["message"] = {"id": f"msg_{k}_{agent}", "role": "assistant",
-                                       "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
-                                       "content": [{"type": "text", "text": "done"}],
-                                       "usage": {"input_tokens": 100 + k, "output_tokens": 50,
-                                                 "cache_read_input_tokens": 1000}}
-                if agent:
-                    line["agentId"] = agent
-                lines.append(json.dumps(line))
-            body = ("\n".join(lines) + "\n").encode()
-            record = Record(session_id=sid, root_commit=LIST_ROOT, agent_id=agent,
-                            agent_type="general-purpose" if agent else "",
-                            source_sha256=hashlib.sha256(body).hexdigest(),
-                            captured_at=format_rfc3339_ns((t0 + k * 600 + 90) * 10**9))
-            (lane.records / record_filename(record)).write_bytes(format_record(record, body))
+#: The end of the session page's pictures (the timeline and the bars).
+PICTURES_END = b"</svg></div></section>"
 
 
-def first_byte(served, path: str) -> tuple[float, int]:
-    """(ms until the first byte of the answer, body bytes) for one GET."""
+def first_byte(served, path: str) -> tuple[float, float, float, int]:
+    """(ms until the first byte of the answer, until the pictures' end has arrived (0
+    when the page has none), until its last byte, body bytes) for one GET."""
     host, port = served.base.split("//")[1].split(":")
     conn = http.client.HTTPConnection(host, int(port), timeout=120)
     start = time.perf_counter()
     conn.request("GET", served.at(path)[len(served.base):])
     response = conn.getresponse()  # returns once the status line has arrived
     ms = (time.perf_counter() - start) * 1000
-    body = response.read()
+    body, pictures = b"", 0.0
+    while chunk := response.read1(1 << 16):
+        body += chunk
+        if not pictures and PICTURES_END in body[-len(chunk) - len(PICTURES_END):]:
+            pictures = (time.perf_counter() - start) * 1000
+    whole = (time.perf_counter() - start) * 1000
     conn.close()
     if response.status != 200:
         raise SystemExit(f"GET {path}: {response.status}")
-    return ms, len(body)
+    return ms, pictures, whole, len(body)
 
 
 def main() -> None:
@@ -105,8 +89,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sessions", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=55)
-    parser.add_argument("--daemon", action="store_true",
-                        help="read through a running daemon (as abcd view does when one runs)")
+    parser.add_argument("--in-process", action="store_true",
+                        help="no daemon: the viewer reads the store itself")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args()
 
@@ -119,9 +103,9 @@ def main() -> None:
         home.root.mkdir(mode=0o700, parents=True)
         session = build(args.seed, 8.0)
         store(home, session)
-        many_sessions(home, args.sessions)
+        store_many(home, args.sessions, LIST_ROOT)
         daemon = None
-        if args.daemon:
+        if not args.in_process:
             from abcd_client.view_source import DaemonSource
             from tests.daemon.procs import DaemonProc, env_for
 
@@ -133,16 +117,21 @@ def main() -> None:
         else:
             source = LocalSource(home)
         t = time.perf_counter()
-        source.index().close()  # derive the index once, as the daemon keeps it
+        if daemon is None:
+            source.refresh_index()  # derive the index once, off the clock
+        for root in (ROOT, LIST_ROOT):  # the daemon's keeper brings these lanes level
+            source.session_page(root, 0, 1)
         print(f"index synced in {time.perf_counter() - t:.1f}s", file=sys.stderr)
         page = f"/r/{ROOT}/s/{SESSION}"
 
-        firsts, sizes = [], 0
+        firsts, pictures, wholes, sizes = [], [], [], 0
         for _ in range(args.repeat):
             served = Served(source)
             try:
-                ms, sizes = first_byte(served, page)
+                ms, drawn, whole, sizes = first_byte(served, page)
                 firsts.append(ms)
+                pictures.append(drawn)
+                wholes.append(whole)
             finally:
                 served.stop()
 
@@ -171,12 +160,16 @@ def main() -> None:
             finally:
                 browser.quit()
 
-        served = Served(source)
+        lists, warm = [], []
         try:
-            cold_list, _ = first_byte(served, f"/r/{LIST_ROOT}")
-            lists = [first_byte(served, f"/r/{LIST_ROOT}")[0] for _ in range(args.repeat)]
+            for _ in range(args.repeat):
+                served = Served(source)
+                try:
+                    lists.append(first_byte(served, f"/r/{LIST_ROOT}")[0])
+                    warm.append(first_byte(served, f"/r/{LIST_ROOT}")[0])
+                finally:
+                    served.stop()
         finally:
-            served.stop()
             if daemon is not None:
                 daemon.stop()
 
@@ -184,17 +177,20 @@ def main() -> None:
     print(f"session: {len(session)} records, {transcript_mb:.2f} MB of transcript; page "
           f"{sizes / 1e3:.0f} kB" + (f", {parts} parts left to lazy-load" if loaded else ""),
           file=sys.stderr)
-    print(f"first byte (cold) ms: {[round(x) for x in firsts]}; loaded ms: "
-          f"{[round(x) for x in loaded]}; list ms: first {cold_list:.0f}, then "
-          f"{[round(x) for x in lists]} (pid {os.getpid()}; load {os.getloadavg()[0]:.2f})",
-          file=sys.stderr)
+    print(f"first byte (cold) ms: {[round(x) for x in firsts]}; pictures ms: "
+          f"{[round(x) for x in pictures]}; whole page ms: "
+          f"{[round(x) for x in wholes]}; loaded ms: {[round(x) for x in loaded]}; list ms: "
+          f"uncached {[round(x) for x in lists]}, warm {[round(x) for x in warm]} "
+          f"(pid {os.getpid()}; load {os.getloadavg()[0]:.2f})", file=sys.stderr)
     figures = {
         "session_first_byte_ms": round(statistics.median(firsts), 1),
         "session_loaded_ms": round(statistics.median(loaded), 1) if loaded else None,
         "list_ms": round(statistics.median(lists), 1),
-        "list_first_ms": round(cold_list, 1),
+        "session_pictures_ms": round(statistics.median(pictures), 1),
+        "session_whole_ms": round(statistics.median(wholes), 1),
+        "list_warm_ms": round(statistics.median(warm), 1),
         "sessions_listed": args.sessions,
-        "source": "daemon" if args.daemon else "in-process",
+        "source": "in-process" if args.in_process else "daemon",
         "transcript_mb": round(transcript_mb, 2),
         "page_kb": round(sizes / 1e3, 1),
         "loadavg_1m": round(os.getloadavg()[0], 2),

@@ -38,7 +38,7 @@ def _table(rep, breakdown: bool) -> list[str]:
 def register(app, history, daemon) -> None:
     @app.command("usage")
     def usage_cmd(
-        kind: str = typer.Argument("daily", help="daily, weekly, monthly, session, repo, model or agent-type."),
+        kind: str = typer.Argument("daily", help="daily, weekly, monthly, session, repo, model, agent-type or agent (per thread)."),
         all_repos: bool = typer.Option(False, "--all-repos", help="Every repository, not only this one."),
         since: str = typer.Option("", "--since", help="Not before (ISO time or span: 7d, 36h)."),
         until: str = typer.Option("", "--until", help="Before (ISO time or span)."),

@@ -5,7 +5,9 @@ Contracts:
   session), so a session's four token totals here equal its telemetry file's;
 - a report groups by ``daily`` / ``weekly`` (ISO week) / ``monthly`` (UTC), or by
   ``session``, ``repo``, ``model``, ``agent-type`` (``main`` for main threads: each
-  session's usage split between its main thread and each sub-agent type);
+  session's usage split between its main thread and each sub-agent type) or
+  ``agent`` (the thread: ``main`` or the agent id — what the viewer's bars show);
+- ``session`` narrows any report to one session id (exact, not a prefix);
 - cost is priced per response (``pricing``; long-context tiers apply per
   response); tokens of a model the table does not know are counted, left unpriced,
   and named in ``unpriced`` — a row's cost is then a lower bound, and says so;
@@ -35,7 +37,7 @@ def _regroup(kind: str, day: str) -> str:
 
 
 def report(conn: sqlite3.Connection, kind: str, pricing: Pricing, *, roots: tuple[str, ...] = (),
-           since_ns: int = 0, until_ns: int = 0) -> Report:
+           since_ns: int = 0, until_ns: int = 0, session: str = "") -> Report:
     """The ``kind`` report over the responses under the filters (rows sorted by key)."""
     if kind not in REPORTS:
         raise ValueError(f"unknown report {kind!r}; one of {', '.join(REPORTS)}")
@@ -43,6 +45,9 @@ def report(conn: sqlite3.Connection, kind: str, pricing: Pricing, *, roots: tupl
     if roots:
         where.append(f"root IN ({','.join('?' * len(roots))})")
         args += list(roots)
+    if session:
+        where.append("session_id = ?")
+        args.append(session)
     if since_ns:
         where.append("when_ns >= ?")
         args.append(since_ns)
@@ -55,7 +60,8 @@ def report(conn: sqlite3.Connection, kind: str, pricing: Pricing, *, roots: tupl
     timed = bool(since_ns or until_ns)
     day = DAY_SQL if timed else "day"
     group = {"daily": day, "weekly": day, "monthly": day, "session": "session_id", "repo": "root",
-             "model": "model", "agent-type": "CASE WHEN thread = '' THEN 'main' ELSE agent_type END"}[kind]
+             "model": "model", "agent-type": "CASE WHEN thread = '' THEN 'main' ELSE agent_type END",
+             "agent": "CASE WHEN thread = '' THEN 'main' ELSE thread END"}[kind]
     if timed:
         sql = (f"SELECT {group}, model, {LONG_SQL}, sum(input), sum(output), sum(cache_creation),"
                " sum(cache_read), count(*) FROM responses")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import msgspec
 
 ROLES = ("user", "assistant", "tool")
-REPORTS = ("daily", "weekly", "monthly", "session", "repo", "model", "agent-type")
+REPORTS = ("daily", "weekly", "monthly", "session", "repo", "model", "agent-type", "agent")
 #: A query matching more turns than this is ranked among its newest this many matches.
 RANK_WINDOW = 2_000
 
@@ -86,3 +86,31 @@ class Report(msgspec.Struct):
     rows: list[Row]
     unpriced: list[str]
     pricing_as_of: str
+
+
+class SessionSummary(msgspec.Struct):
+    """One session of a repository as the index holds it (``abcd view``'s list row)."""
+
+    session_id: str
+    agents: int  # records indexed: the main thread and each stored sub-agent
+    first_ns: int  # the earliest turn time (0: no turn carries one)
+    last_ns: int  # the latest turn time
+    last_captured_at: str
+    usage: Row | None = None  # the ``session`` report's row (None: no response indexed)
+
+
+class SessionPage(msgspec.Struct):
+    """A slice of a repository's sessions, newest first, and how many there are."""
+
+    total: int
+    offset: int
+    sessions: list[SessionSummary]
+    pricing_as_of: str = ""
+
+
+class RepositorySummary(msgspec.Struct):
+    """One repository as the index holds it (``abcd view``'s home page row)."""
+
+    root: str
+    sessions: int
+    last_captured_at: str

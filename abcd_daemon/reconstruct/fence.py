@@ -14,13 +14,16 @@ Rules (reference §6.4):
   on its own line.
 - An inline code span uses a delimiter one longer than the longest backtick run inside,
   padded with a space when the content starts or ends with a backtick (or is empty).
-- Labels are single lines capped at :data:`MAX_LABEL_BYTES`; table cells additionally
-  escape ``|``.
+- Labels are single lines capped at :data:`MAX_LABEL_BYTES`, their Markdown
+  punctuation backslash-escaped (a label is text in any renderer, never emphasis or a
+  code span); table cells additionally escape ``|``.
 
 Pure; never raises.
 """
 
 from __future__ import annotations
+
+import re
 
 from ..termsafe import clean_line
 
@@ -49,19 +52,48 @@ def fence(content: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{content}{ticks}\n"
 
 
-def label(value: str) -> str:
-    """A non-literal scalar made safe to print outside a fence: one line, controls,
-    bidi and zero-width characters masked, HTML openers and ``](`` broken, capped."""
+def plain(value: str) -> str:
+    """``value`` as one safe line, not escaped (what a code span holds): controls, bidi
+    and zero-width characters masked, HTML openers and ``](`` broken, capped."""
     if (len(value) <= MAX_LABEL_BYTES and value.isascii() and value.isprintable()
             and "<" not in value and "](" not in value):
         return value  # what clean_line would return, without its work (ids, names)
     return clean_line(value, MAX_LABEL_BYTES)
 
 
+#: What could turn a label's text into inline markup: emphasis, strikethrough, code
+#: spans, link brackets, entity references, backslash escapes themselves — and an
+#: underscore that is not between two letters or digits (one inside a word, as in
+#: ``my_repo``, can neither open nor close emphasis, so it stays as written).
+_INLINE = re.compile(r"[\\`*~\[\]&]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_PUNCTUATION = frozenset("\\`*~[]&_")
+
+
+def label(value: str) -> str:
+    """A non-literal scalar made safe to print outside a fence: one safe line
+    (:func:`plain`) whose Markdown punctuation is backslash-escaped, so in any renderer
+    it stays the text it was — ``*x*`` is not emphasis, ```` `x` ```` not code — still
+    within :data:`MAX_LABEL_BYTES` (the text is cut shorter, ``…`` marking the cut,
+    when its escapes would not fit; never inside an escape)."""
+    text = plain(value)
+    if _PUNCTUATION.isdisjoint(text):
+        return text  # ids, names, types: nothing to escape, no regex run
+    escaped = _INLINE.sub(lambda m: "\\" + m.group(), text)
+    if len(escaped.encode("utf-8")) <= MAX_LABEL_BYTES:
+        return escaped
+    if text.endswith("…"):
+        text = text[:-1]
+    while len(escaped.encode("utf-8")) > MAX_LABEL_BYTES - 3:  # room for the "…"
+        text = text[:max(0, len(text) - max(1, (len(escaped.encode("utf-8")) - MAX_LABEL_BYTES + 3) // 2))]
+        escaped = _INLINE.sub(lambda m: "\\" + m.group(), text)
+    return escaped + "…"
+
+
 def code(value: str) -> str:
-    """``value`` as an inline code span (after :func:`label`); the delimiter is longer
-    than any backtick run inside, so the span cannot be closed from within."""
-    text = label(value)
+    """``value`` as an inline code span (after :func:`plain`: a code span shows its
+    content literally, escapes included); the delimiter is longer than any backtick
+    run inside, so the span cannot be closed from within."""
+    text = plain(value)
     ticks = "`" * (longest_backtick_run(text) + 1)
     if not text or text.startswith("`") or text.endswith("`"):
         text = f" {text} "

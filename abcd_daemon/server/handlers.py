@@ -171,10 +171,26 @@ class Handlers:
             raise InputError(f"unknown report {req.kind!r}; one of {', '.join(REPORTS)}")
         try:
             rep = self.index.read(roots, lambda conn: report(
-                conn, req.kind, pricing, roots=roots, since_ns=req.since_ns, until_ns=req.until_ns))
+                conn, req.kind, pricing, roots=roots, since_ns=req.since_ns, until_ns=req.until_ns,
+                session=req.session))
         except ValueError as exc:
             raise InputError(str(exc)) from None
         return m.UsageReply(report=rep)
+
+    def _SessionsRequest(self, req):
+        from ..config import load_config
+        from ..index.pricing import Pricing
+        from ..index.sessions import session_page
+
+        root = check_root_sha(req.root_sha)  # a lane name, never a path
+        pricing = Pricing(dict(load_config(self.home.config_file).pricing))
+        return m.SessionsReply(page=self.index.read((root,), lambda conn: session_page(
+            conn, root, pricing, offset=req.offset, limit=req.limit)))
+
+    def _RepositoriesRequest(self, req):
+        from ..index.sessions import repositories
+
+        return m.RepositoriesReply(repositories=self.index.read((), repositories))
 
     def _IndexRebuildRequest(self, req, progress=None):
         def each(done: int, total: int) -> None:

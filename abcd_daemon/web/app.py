@@ -3,7 +3,7 @@
 Routes (GET/HEAD only; :class:`~.auth.Guard` runs first on every one):
 
     /                                   repositories
-    /r/<root>                           that repository's sessions (+ search box)
+    /r/<root>[?page=N]                  that repository's sessions, 100 a page (+ search box)
     /r/<root>/s/<session>               the session page (timeline, bars, first turns)
     /r/<root>/s/<session>/part/<v>/<k>  part k of version v of that page (lazy loading)
     /r/<root>/s/<session>/export        the static export (one self-contained file)
@@ -13,6 +13,10 @@ Routes (GET/HEAD only; :class:`~.auth.Guard` runs first on every one):
 Contracts:
 - the core is synchronous: every source call and every render runs in a worker
   thread (``anyio.to_thread`` on trio), so the event loop only moves bytes;
+- a session page is streamed as it is built: its head (title, crumbs, asset links)
+  goes out before the session is reconstructed, then the header and pictures, then
+  the first turns (:meth:`Viewer.session_chunks`); an unknown session is still a 404,
+  decided from the record listing before anything is sent;
 - a session page is built once per version — the record set's fingerprint (names,
   content hashes and sizes of its records) — and kept in a small LRU, so its parts
   are cut from the same reconstruction the page came from; a part of a version that
@@ -31,11 +35,12 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from ..errors import AbcdError, InputError, NotFoundError
@@ -43,9 +48,13 @@ from ..ids import is_valid_id
 from . import pages
 from .auth import Guard
 from .session_page import SessionView
-from .shell import ASSETS, asset
+from .session_page import title as session_title
+from .shell import ASSETS, TAIL, asset
+from .shell import head as shell_head
 
 CACHE_SIZE = 6
+#: How much of a session page's body is rendered before it is sent (after the pictures).
+STREAM_BATCH = 16_000
 
 
 class Viewer:
@@ -56,18 +65,27 @@ class Viewer:
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[str, str], tuple[str, SessionView]] = OrderedDict()
         self._lock = threading.Lock()
-        self._lists: dict[str, tuple[tuple, str]] = {}
+        self._lists: dict[tuple[str, int], tuple[tuple, str]] = {}
 
-    def sessions_page(self, root: str) -> str:
-        """A repository's session list, rebuilt only when its records or the index
-        changed (:meth:`~.source.LocalSource.listing_stamp`)."""
+    def sessions_page(self, root: str, page_no: int = 1) -> str:
+        """Page ``page_no`` (from 1) of a repository's session list, read from the index
+        (:meth:`~.source.LocalSource.session_page`) and rebuilt only when its records or
+        the index changed (:meth:`~.source.LocalSource.listing_stamp`). A page past the
+        last is 404."""
+        if page_no < 1:
+            raise NotFoundError(f"no page {page_no} of this list")
         stamp = self.source.listing_stamp(root)
-        cached = self._lists.get(root)
+        cached = self._lists.get((root, page_no))
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        page = pages.sessions(root, self.source.repository_name(root), self.source.sessions(root))
+        listing = self.source.session_page(root, (page_no - 1) * pages.PAGE_SIZE, pages.PAGE_SIZE)
+        if listing is not None and page_no > 1 and not listing.sessions:
+            raise NotFoundError(f"no page {page_no} of this list")
+        page = pages.sessions(root, self.source.repository_name(root), listing, page_no)
         if self.source.listing_stamp(root) == stamp:  # nothing changed while it was built
-            self._lists[root] = (stamp, page)
+            if len(self._lists) >= 64:
+                self._lists.clear()
+            self._lists[(root, page_no)] = (stamp, page)
         return page
 
     def version(self, root: str, session_id: str) -> str:
@@ -95,16 +113,53 @@ class Viewer:
                 self._cache.popitem(last=False)
         return version, built
 
-    def session_page(self, root: str, session_id: str) -> str:
+    def crumbs(self, root: str, session_id: str) -> list[tuple[str, str]]:
+        name = self.source.repository_name(root)
+        return [pages.HOME, (pages.repo_href(root), pages.repo_label(name, root)),
+                ("", f"session <code>{pages.e(session_id[:8])}</code>")]
+
+    def built_page(self, root: str, session_id: str) -> str | None:
+        """The served page of the session's current version if it was built already,
+        else None. NotFoundError when the repository or the session is unknown (checked
+        from the record listing alone, so a 404 never waits for a reconstruction)."""
+        version = self.version(root, session_id)
+        with self._lock:
+            cached = self._cache.get((root, session_id))
+        if cached is not None and cached[0] == version:
+            return cached[1].served
+        return None
+
+    def session_chunks(self, root: str, session_id: str, head: str) -> Iterator[str]:
+        """The session page's body after ``head``, in pieces as they are rendered (the
+        header and pictures first, then batches of about :data:`STREAM_BATCH` characters),
+        then :data:`~.shell.TAIL`; once the last is taken the whole page is kept as the
+        version's served page. The reconstruction runs when the first piece is asked for."""
         version, view = self.view(root, session_id)
-        if view.served is None:  # built once per version, like the view itself
-            base = pages.session_href(root, session_id)
-            name = self.source.repository_name(root)
-            crumbs = [pages.HOME, (pages.repo_href(root), pages.repo_label(name, root)),
-                      ("", f"session <code>{pages.e(session_id[:8])}</code>")]
-            view.served = view.page(lazy=True, part_url=lambda k: f"{base}/part/{version}/{k}",
-                                    crumbs=crumbs)
-        return view.served
+        if view.served_body is not None:  # built meanwhile by another request
+            yield view.served_body + TAIL
+            return
+        base = pages.session_href(root, session_id)
+        body = []
+        batch: list[str] = []
+        size = 0
+        for piece in view.chunks(lazy=True, part_url=lambda k: f"{base}/part/{version}/{k}"):
+            body.append(piece)
+            batch.append(piece)
+            size += len(piece)
+            if len(body) == 1 or size >= STREAM_BATCH:  # the pictures go out alone, first
+                yield "".join(batch)
+                batch, size = [], 0
+        yield "".join(batch) + TAIL
+        view.served_body = "".join(body)
+        view.served = head + view.served_body + TAIL
+
+    def session_page(self, root: str, session_id: str) -> str:
+        """The whole session page (what the streamed answer adds up to)."""
+        built = self.built_page(root, session_id)
+        if built is not None:
+            return built
+        head = shell_head(session_title(session_id), crumbs=self.crumbs(root, session_id))
+        return head + "".join(self.session_chunks(root, session_id, head))
 
     def part(self, root: str, session_id: str, version: str, k: int) -> str:
         current, view = self.view(root, session_id)
@@ -141,6 +196,24 @@ def _error_response(exc: Exception) -> HTMLResponse:
     raise exc
 
 
+async def _streamed(viewer: Viewer, root: str, session_id: str, head: str):
+    """The session page as it is rendered: ``head`` at once (the browser fetches the
+    assets while the session is reconstructed), then each piece from a worker thread.
+    A failure after the head is sent (the status is already 200) ends the page with
+    what went wrong, said in it."""
+    yield head.encode()
+    pieces = viewer.session_chunks(root, session_id, head)
+    done = object()
+    try:
+        while (piece := await run_in_threadpool(next, pieces, done)) is not done:
+            yield piece.encode()
+    except Exception as exc:  # noqa: BLE001 - said in the page, re-raised when not ours
+        message = str(exc) if isinstance(exc, AbcdError) else "the page could not be built"
+        yield (f'<p class="error">{pages.e(message)}; reload the page</p>' + TAIL).encode()
+        if not isinstance(exc, AbcdError):
+            raise
+
+
 def build_app(viewer: Viewer, *, token: str, port: int):
     """The ASGI app: :class:`Viewer` behind :class:`~.auth.Guard`."""
 
@@ -155,14 +228,24 @@ def build_app(viewer: Viewer, *, token: str, port: int):
 
     async def repo(request: Request):
         root, _ = _ids(request)
-        return await run(viewer.sessions_page, root)
+        try:
+            page_no = int(request.query_params.get("page", "1"))
+        except ValueError:
+            return _error_response(NotFoundError("no such page of this list"))
+        return await run(viewer.sessions_page, root, page_no)
 
     async def session(request: Request):
         try:
             root, sid = _ids(request)
-        except NotFoundError as exc:
+            built = await run_in_threadpool(viewer.built_page, root, sid)
+            if built is None:
+                head = shell_head(session_title(sid),
+                                  crumbs=await run_in_threadpool(viewer.crumbs, root, sid))
+        except Exception as exc:  # noqa: BLE001 - mapped to a page, or re-raised
             return _error_response(exc)
-        return await run(viewer.session_page, root, sid)
+        if built is not None:
+            return HTMLResponse(built)
+        return StreamingResponse(_streamed(viewer, root, sid, head), media_type="text/html")
 
     async def part(request: Request):
         try:

@@ -4,8 +4,8 @@ Contracts:
 - a row's bar is the thread's four token figures stacked (input, output, cache write,
   cache read), scaled to the largest thread's total; the numbers are the telemetry's
   own (counted once per response id);
-- cost is shown only where the caller priced it (:mod:`.costs`, from the index and the
-  shipped pricing table); a thread with tokens of a model the table does not know
+- cost is shown only where the caller priced it (the ``agent`` rows of ``abcd usage``'s
+  report, from the index and the shipped pricing table); a thread with tokens of a model the table does not know
   reads ``$x+`` (a lower bound), one with no price at all ``—``; no cost is invented;
 - each row links to its section, like its timeline lane.
 

@@ -11,8 +11,10 @@ that the parser itself cannot produce anything that acts:
 - a fence renders as ``<pre><code>`` with its content escaped, whatever it holds —
   forged headings, markers and inner fences included; the info string is abcd's own.
 
-What remains outside fences is abcd's own labels (:func:`abcd_daemon.reconstruct.fence.label`),
-which can at most gain emphasis or a code span. Tables are on (the agent timeline).
+What remains outside fences is abcd's own text and its labels
+(:func:`abcd_daemon.reconstruct.fence.label`), whose Markdown punctuation the artefact
+already escapes: a label renders as the text it was, never emphasis or a code span.
+Tables are on (the agent timeline).
 Measured against mistune and Python-Markdown in ``docs/architecture.md``.
 
 Pure; :func:`to_html` never raises on any text.

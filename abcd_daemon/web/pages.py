@@ -28,6 +28,11 @@ def repo_label(name: str, root_sha: str) -> str:
 
 
 def repositories(rows) -> str:
+    """The home page; ``rows`` None when the index cannot be read."""
+    if rows is None:
+        body = ("<h1>abcd</h1><p>The search and usage index cannot be read, so no repository "
+                "can be listed; <code>abcd index rebuild</code> derives it again.</p>")
+        return page("abcd", body, crumbs=[(HOME[0], HOME[1])])
     if not rows:
         body = ("<h1>abcd</h1><p>No sessions are stored yet. Once the hooks or "
                 "<code>abcd history ingest</code> store one, it shows here.</p>")
@@ -58,19 +63,51 @@ def _duration(first: int, last: int) -> str:
     return duration((last - first) / 1e9)
 
 
-def sessions(root_sha: str, name: str, rows) -> str:
+#: Sessions per page of a repository's list.
+PAGE_SIZE = 100
+
+
+def list_href(root_sha: str, page_no: int) -> str:
+    return repo_href(root_sha) + (f"?page={page_no}" if page_no > 1 else "")
+
+
+def _pager(root_sha: str, page_no: int, pages_total: int) -> str:
+    if pages_total <= 1:
+        return ""
+    links = []
+    if page_no > 1:
+        links.append(f'<a rel="prev" href="{e(list_href(root_sha, page_no - 1))}">← newer</a>')
+    links.append(f"page {page_no} of {pages_total}")
+    if page_no < pages_total:
+        links.append(f'<a rel="next" href="{e(list_href(root_sha, page_no + 1))}">older →</a>')
+    return f'<nav class="pager">{" · ".join(links)}</nav>'
+
+
+def sessions(root_sha: str, name: str, listing, page_no: int = 1) -> str:
+    """Page ``page_no`` (from 1) of a repository's session list; ``listing`` is that
+    page's :class:`~abcd_daemon.index.values.SessionPage` (None: no index to read)."""
+    label = repo_label(name, root_sha)
+    rows = listing.sessions if listing is not None else []
+    total = listing.total if listing is not None else 0
+    pages_total = max(1, -(-total // PAGE_SIZE))
     items = "".join(
         f'<tr><td><a href="{e(session_href(root_sha, r.session_id))}"><code>{e(r.session_id[:8])}'
-        f'</code></a></td><td>{when(r.started_ns) if r.started_ns else e(r.last_captured_at[:16].replace("T", " ")) + " (captured)"}</td>'
-        f'<td class="num">{_duration(r.started_ns, r.ended_ns)}</td><td class="num">{r.agents}</td>'
-        f'<td class="num">{tokens(r.tokens)}</td><td class="num">{cost_label(r.cost)}</td></tr>'
+        f'</code></a></td><td>{when(r.first_ns) if r.first_ns else e(r.last_captured_at[:16].replace("T", " ")) + " (captured)"}</td>'
+        f'<td class="num">{_duration(r.first_ns, r.last_ns)}</td><td class="num">{r.agents}</td>'
+        f'<td class="num">{tokens(r.usage.total if r.usage else None)}</td>'
+        f'<td class="num">{cost_label((r.usage.cost_usd, r.usage.unpriced_tokens) if r.usage else None)}</td></tr>'
         for r in rows)
-    label = repo_label(name, root_sha)
-    body = (f"<h1>{label}</h1>{search_form(root_sha)}<p class=\"muted\">{len(rows)} session(s), "
-            "newest first. Tokens and cost come from the usage index; — means it holds no "
-            "figure for that session yet.</p><table><thead><tr><th>session</th><th>started (UTC)"
+    first = listing.offset + 1 if rows else 0
+    shown = (f"{total} session(s), newest first" if pages_total == 1 else
+             f"sessions {first}–{listing.offset + len(rows)} of {total}, newest first")
+    note = ("The list, tokens and cost come from the search and usage index (as "
+            "<code>abcd usage session</code>); — means it holds no figure for that session yet."
+            if listing is not None else "The index cannot be read, so no session can be listed.")
+    pager = _pager(root_sha, page_no, pages_total)
+    body = (f"<h1>{label}</h1>{search_form(root_sha)}<p class=\"muted\">{shown}. {note}</p>"
+            f"{pager}<table><thead><tr><th>session</th><th>started (UTC)"
             '</th><th class="num">duration</th><th class="num">agents</th><th class="num">tokens'
-            f'</th><th class="num">cost</th></tr></thead><tbody>{items}</tbody></table>')
+            f'</th><th class="num">cost</th></tr></thead><tbody>{items}</tbody></table>{pager}')
     return page(f"abcd — {name or root_sha[:12]}", body, crumbs=[HOME, ("", label)])
 
 

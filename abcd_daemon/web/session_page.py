@@ -21,7 +21,7 @@ Pure; build a :class:`SessionView` once per reconstruction and reuse it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .bars_svg import bars_svg, cost_label
@@ -96,6 +96,7 @@ class SessionView:
         self.lanes = lanes(self.telemetry, self.outline)
         self.costs = costs
         self.served: str | None = None  # the served page, once built (see .app)
+        self.served_body: str | None = None  # ... and its body
         self.parts: list[Part] = []
         self._part_of: dict[str, list[int]] = {}
         for section in self.outline.sections:
@@ -128,55 +129,63 @@ class SessionView:
         return '<dl class="facts">' + "".join(f"<dt>{e(k)}</dt><dd>{line(v, 400)}</dd>"
                                               for k, v in facts) + "</dl>"
 
-    def body(self, *, lazy: bool, part_url: Callable[[int], str] | None = None) -> str:
-        out = []
+    def chunks(self, *, lazy: bool, part_url: Callable[[int], str] | None = None) -> Iterator[str]:
+        """The body in document order, a piece at a time (the header with the pictures
+        first, then each section and each of its parts), so a server can send each as
+        soon as it is rendered; joined, they are :meth:`body`."""
         eager = EAGER_CHARS if lazy else None
         for section in self.outline.sections:
             if section.key == "header":
-                out.append(to_html(section.chunks[0].text if section.chunks else ""))
-                out.append(self.summary())
-                out.append('<section class="pictures" id="timeline"><h2>Timeline</h2>'
-                           '<p class="hint">One lane per thread; a dashed line is a spawn, a '
-                           'dotted green one a join, a red diamond a compaction. Click a lane '
-                           'to jump to its section.</p><div class="scroll">'
-                           f"{timeline_svg(self.lanes)}</div><h2>Tokens and cost per thread"
-                           f'</h2><div class="scroll">{bars_svg(self.telemetry, self.costs)}'
-                           "</div></section>")
+                yield (to_html(section.chunks[0].text if section.chunks else "") + self.summary()
+                       + '<section class="pictures" id="timeline"><h2>Timeline</h2>'
+                       '<p class="hint">One lane per thread; a dashed line is a spawn, a '
+                       'dotted green one a join, a red diamond a compaction. Click a lane '
+                       'to jump to its section.</p><div class="scroll">'
+                       f"{timeline_svg(self.lanes)}</div><h2>Tokens and cost per thread"
+                       f'</h2><div class="scroll">{bars_svg(self.telemetry, self.costs)}'
+                       "</div></section>")
                 continue
             if section.key in _DETAILS:
                 text = section.chunks[0].text.partition("\n")[2] if section.chunks else ""
-                out.append(f'<details id="{e(section.anchor)}"><summary>{_DETAILS[section.key]}'
-                           f"</summary>{to_html(text)}</details>")
+                yield (f'<details id="{e(section.anchor)}"><summary>{_DETAILS[section.key]}'
+                       f"</summary>{to_html(text)}</details>")
                 continue
             if not section.body:
-                out.append(f'<section id="{e(section.anchor)}">'
-                           f'{"".join(to_html(c.text) for c in section.chunks)}</section>')
+                yield (f'<section id="{e(section.anchor)}">'
+                       f'{"".join(to_html(c.text) for c in section.chunks)}</section>')
                 continue
-            out.append(f'<section class="thread" id="{e(section.anchor)}" data-key="{e(section.key)}">')
-            out.append(_heading(section.key))
+            yield (f'<section class="thread" id="{e(section.anchor)}" data-key="{e(section.key)}">'
+                   + _heading(section.key))
             for k in self._part_of.get(section.key, ()):
                 part = self.parts[k]
                 if eager is None or (k == 0 or part.size <= eager) and eager > 0:
-                    out.append(_turns_html(part.chunks, part.section))
+                    yield _turns_html(part.chunks, part.section)
                     if eager is not None:
                         eager -= part.size
                 else:
                     eager = 0  # parts stay in document order: none after the first lazy one
                     url = part_url(k) if part_url else "#"
-                    out.append(f'<div class="part" data-src="{e(url)}" data-section="{e(part.section)}" '
-                               f'data-first="{part.first}" data-last="{part.last}">'
-                               f'<a href="{e(url)}">{_what(part)} ({part.size // 1000} kB) — loading as '
-                               "you scroll</a></div>")
-            out.append("</section>")
-        return "".join(out)
+                    yield (f'<div class="part" data-src="{e(url)}" data-section="{e(part.section)}" '
+                           f'data-first="{part.first}" data-last="{part.last}">'
+                           f'<a href="{e(url)}">{_what(part)} ({part.size // 1000} kB) — loading as '
+                           "you scroll</a></div>")
+            yield "</section>"
+
+    def body(self, *, lazy: bool, part_url: Callable[[int], str] | None = None) -> str:
+        return "".join(self.chunks(lazy=lazy, part_url=part_url))
 
     def title(self) -> str:
-        return f"Session {self.telemetry.session_id[:8]}"
+        return title(self.telemetry.session_id)
 
     def page(self, *, lazy: bool, part_url=None, crumbs=()) -> str:
         """The whole document: served (``lazy``, linked assets) or exported."""
         return page(self.title(), self.body(lazy=lazy, part_url=part_url),
                     assets="linked" if lazy else "inline", crumbs=list(crumbs))
+
+
+def title(session_id: str) -> str:
+    """A session page's title (known from its URL, before the session is read)."""
+    return f"Session {session_id[:8]}"
 
 
 def _duration(seconds: float) -> str:

@@ -48,16 +48,21 @@ def asset(name: str) -> bytes:
     return importlib.resources.files(__package__).joinpath("static", name).read_bytes()
 
 
-def page(title: str, body: str, *, assets: str = "linked", crumbs: list[tuple[str, str]] = ()) -> str:
-    """A whole HTML document. ``crumbs`` are (href, label) pairs, the last one the
-    current page (its href unused)."""
+#: What closes every page :func:`head` opens.
+TAIL = "</main></body></html>"
+
+
+def head(title: str, *, assets: str = "linked", crumbs: list[tuple[str, str]] = ()) -> str:
+    """A page's opening, up to and including ``<main>``: what a server can send before
+    the body exists (the browser fetches the linked assets meanwhile). ``crumbs`` are
+    (href, label) pairs, the last one the current page (its href unused)."""
     if assets == "inline":
-        head = (f'<meta http-equiv="Content-Security-Policy" content="{EXPORT_CSP}">'
-                f"<style>{asset('app.css').decode()}</style>")
+        links = (f'<meta http-equiv="Content-Security-Policy" content="{EXPORT_CSP}">'
+                 f"<style>{asset('app.css').decode()}</style>")
     else:
-        head = ('<link rel="stylesheet" href="/static/app.css">'
-                '<link rel="icon" href="/static/icon.svg" type="image/svg+xml">'
-                '<script src="/static/app.js" defer></script>')
+        links = ('<link rel="stylesheet" href="/static/app.css">'
+                 '<link rel="icon" href="/static/icon.svg" type="image/svg+xml">'
+                 '<script src="/static/app.js" defer></script>')
     nav = ""
     if crumbs:
         items = [f'<a href="{e(href)}">{label}</a>' for href, label in crumbs[:-1]]
@@ -66,7 +71,12 @@ def page(title: str, body: str, *, assets: str = "linked", crumbs: list[tuple[st
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             '<meta name="referrer" content="no-referrer">'
-            f"<title>{e(title)}</title>{head}</head><body>{nav}<main>{body}</main></body></html>")
+            f"<title>{e(title)}</title>{links}</head><body>{nav}<main>")
+
+
+def page(title: str, body: str, *, assets: str = "linked", crumbs: list[tuple[str, str]] = ()) -> str:
+    """A whole HTML document: :func:`head`, ``body``, :data:`TAIL`."""
+    return head(title, assets=assets, crumbs=crumbs) + body + TAIL
 
 
 def when(ns: int) -> str:

@@ -2,23 +2,26 @@
 
 :class:`LocalSource` answers every question the pages ask — repositories, a
 repository's sessions, one session's reconstruction, its per-thread costs, a search —
-from the store and its index. The client's ``DaemonSource``
-(:mod:`abcd_client.view_source`) overrides the record listing and the reconstruction
-to ask the daemon when one runs, so a page shows exactly what ``abcd history list`` and
-``abcd history reconstruct`` would.
+from the store and its index. Each answer is the CLI's own: the record listing
+(``abcd history list``), the reconstruction (``abcd history reconstruct``), the
+usage report (``abcd usage``: session and per-agent tokens and cost), the search
+(``abcd search``) and the session list (:mod:`abcd_daemon.index.sessions`, the index
+alone). The client's ``DaemonSource`` (:mod:`abcd_client.view_source`) sends each of
+those to the daemon when one runs, so a page shows exactly what the CLI would.
 
 Contracts:
 - read-only towards the store: nothing here writes a record, a staging entry or a
-  note. The one thing written is the derived index, brought level with the records
-  by :meth:`LocalSource.refresh_index` (as ``abcd search`` does), which the server
-  runs in the background;
+  note. The one thing written is the derived index, kept level with the records by
+  an :class:`~abcd_daemon.index.keeper.IndexKeeper` as the daemon keeps it (a read
+  syncs a lane whose records changed; :meth:`LocalSource.refresh_index` runs in the
+  server's background);
 - every id coming from a URL is checked before it names a path (a root SHA by
   :func:`~abcd_daemon.ids.check_root_sha`, a session id by the record listing it
   must appear in); an unknown one is :class:`~abcd_daemon.errors.NotFoundError`;
 - reconstruction uses the CLI's defaults (full mode, 8 KiB per-block cap).
 
-Synchronous; the server calls it from worker threads (it is safe to share: each call
-opens its own index connection; the sync is serialised by a lock).
+Synchronous; the server calls it from worker threads (it is safe to share: the keeper
+gives each thread its own reader and serialises syncs).
 """
 
 from __future__ import annotations
@@ -45,25 +48,14 @@ class RepoRow:
     last_captured_at: str
 
 
-@dataclass
-class SessionRow:
-    session_id: str
-    started_ns: int
-    ended_ns: int
-    agents: int
-    tokens: int | None
-    cost: tuple[float, int] | None
-    last_captured_at: str
-
-
 class LocalSource:
     """The in-process core over ``home`` (a :class:`~abcd_daemon.paths.Home`)."""
 
     def __init__(self, home, pricing_overrides=None) -> None:
         self.home = home
         self._pricing_overrides = dict(pricing_overrides or {})
-        self._sync_lock = threading.Lock()
-        self._synced_at = -1.0
+        self._keeper_lock = threading.Lock()
+        self._keeper = None
 
     # -- records (overridden by the daemon-served source) ----------------------------
     def records(self, lane: Lane) -> list[Record]:
@@ -92,37 +84,25 @@ class LocalSource:
 
         return Pricing(self._pricing_overrides)
 
+    def keeper(self):
+        """This process's :class:`~abcd_daemon.index.keeper.IndexKeeper` (the daemon's own
+        hold on the index: a read first syncs only the lanes whose records changed)."""
+        with self._keeper_lock:
+            if self._keeper is None:
+                from ..index.keeper import IndexKeeper
+
+                self._keeper = IndexKeeper(self.home)
+            return self._keeper
+
     def refresh_index(self) -> None:
-        """Bring the index level with the records (what ``abcd search`` does first).
-        The server runs this in the background every :data:`SYNC_EVERY_S` seconds, so no
-        page waits for it; a failure leaves what the index holds, which is still shown."""
-        from ..index.db import connect, sync
-
-        with self._sync_lock:
-            try:
-                conn = connect(self.home)
-            except Exception:  # noqa: BLE001 - derived data: pages show no costs
-                return
-            try:
-                sync(conn, self.home)
-            except Exception:  # noqa: BLE001 - what it holds is still shown
-                pass
-            finally:
-                conn.close()
-            self._synced_at = time.monotonic()
-
-    def index(self):
-        """A connection to the index (None when it cannot be opened: pages then show no
-        tokens or costs). Brought level with the records first only if it never was in
-        this process (a page is then as fresh as the last background refresh)."""
-        from ..index.db import connect
-
-        if self._synced_at < 0:
-            self.refresh_index()
+        """Bring the index level with the records of every lane that changed (what
+        ``abcd search`` does first). The server runs this in the background every
+        :data:`SYNC_EVERY_S` seconds, so a page rarely waits for a sync; a failure leaves
+        what the index holds, which is still shown."""
         try:
-            return connect(self.home)
-        except Exception:  # noqa: BLE001 - derived data: a page without costs
-            return None
+            self.keeper().refresh()
+        except Exception:  # noqa: BLE001 - derived data: what it holds is still shown
+            pass
 
     def listing_stamp(self, root_sha: str) -> tuple:
         """What a repository's session list depends on, cheaply: the identity and
@@ -143,46 +123,22 @@ class LocalSource:
                 stamp.append(None)
         return tuple(stamp)
 
-    def repositories(self) -> list[RepoRow]:
+    def repositories(self) -> list[RepoRow] | None:
+        """Every repository with a session, its latest capture first, named by its
+        repository note; None when the index cannot be read."""
         from ..queue.survey import lane_name
 
-        rows = []
-        for lane in list_lanes(self.home):
-            records = self.records(lane)
-            if records:
-                rows.append(RepoRow(lane.root_sha, lane_name(lane),
-                                    len({r.session_id for r in records}),
-                                    max(r.captured_at for r in records)))
-        return sorted(rows, key=lambda r: r.last_captured_at, reverse=True)
+        summaries = self.repository_summaries()
+        if summaries is None:
+            return None
+        known = {lane.root_sha: lane for lane in list_lanes(self.home)}
+        return [RepoRow(r.root, lane_name(known[r.root]), r.sessions, r.last_captured_at)
+                for r in summaries if r.root in known]
 
     def repository_name(self, root_sha: str) -> str:
         from ..queue.survey import lane_name
 
         return lane_name(self.lane(root_sha))
-
-    def sessions(self, root_sha: str) -> list[SessionRow]:
-        """The sessions of one repository, newest first."""
-        from .costs import session_sums
-
-        lane = self.lane(root_sha)
-        groups: dict[str, list[Record]] = {}
-        for record in self.records(lane):
-            groups.setdefault(record.session_id, []).append(record)
-        conn = self.index()
-        sums = {}
-        if conn is not None:
-            try:
-                sums = session_sums(conn, root_sha, self.pricing())
-            finally:
-                conn.close()
-        rows = []
-        for sid, records in groups.items():
-            s = sums.get(sid)
-            last = max(r.captured_at for r in records)
-            rows.append(SessionRow(sid, s.first_ns if s else 0, s.last_ns if s else 0,
-                                   len(records), s.tokens if s else None,
-                                   s.cost if s else None, last))
-        return sorted(rows, key=lambda r: (r.started_ns or 0, r.last_captured_at), reverse=True)
 
     def session_records(self, root_sha: str, session_id: str) -> list[Record]:
         """The records of one session; NotFoundError when it has none."""
@@ -191,28 +147,60 @@ class LocalSource:
             raise NotFoundError(f"no session {session_id!r} is stored in this repository")
         return records
 
-    def thread_costs(self, root_sha: str, session_id: str):
-        from .costs import thread_costs
-
-        conn = self.index()
-        if conn is None:
+    def thread_costs(self, root_sha: str, session_id: str) -> dict[str, tuple[float, int]] | None:
+        """Lane key (``main`` or the agent id) → (USD, unpriced tokens) for one session:
+        the ``agent`` rows of the usage report narrowed to it (None when the index holds
+        nothing of it)."""
+        report = self.usage("agent", root_sha, session=session_id)
+        if report is None or not report.rows:
             return None
+        return {row.key: (row.cost_usd, row.unpriced_tokens) for row in report.rows}
+
+    # -- the index's answers (overridden by the daemon-served source) --------------------
+    def _read(self, roots: tuple[str, ...], answer):
+        """``answer(conn)`` on the index once the lanes of ``roots`` (every lane when
+        empty) are level with their records (:meth:`IndexKeeper.read`); None when it
+        cannot be opened or read — the pages then show ``—`` for what it would say."""
+        import sqlite3
+
         try:
-            return thread_costs(conn, root_sha, session_id, self.pricing()) or None
-        finally:
-            conn.close()
+            return self.keeper().read(roots, answer)
+        except (sqlite3.Error, OSError):
+            return None
+
+    def repository_summaries(self):
+        """The index's repositories (:func:`abcd_daemon.index.sessions.repositories`),
+        every lane level first; None without an index."""
+        from ..index.sessions import repositories
+
+        return self._read((), repositories)
+
+    def session_page(self, root_sha: str, offset: int = 0, limit: int = 100):
+        """One page (:class:`~abcd_daemon.index.values.SessionPage`) of a repository's
+        sessions, newest first, read from the index alone; None without an index."""
+        from ..index.sessions import session_page
+
+        self.lane(root_sha)
+        return self._read((root_sha,), lambda conn: session_page(conn, root_sha, self.pricing(),
+                                                    offset=offset, limit=limit))
+
+    def usage(self, kind: str, root_sha: str, *, session: str = ""):
+        """``abcd usage KIND`` over one repository (narrowed to ``session``): a
+        :class:`~abcd_daemon.index.values.Report`, or None without an index."""
+        from ..index.usage import report
+
+        check_root_sha(root_sha)
+        return self._read((root_sha,), lambda conn: report(conn, kind, self.pricing(), roots=(root_sha,),
+                                              session=session))
 
     def search(self, query: str, root_sha: str = "", limit: int = 50):
-        """Search hits (:class:`abcd_daemon.index.query.Hit`) for ``query``."""
+        """``abcd search QUERY`` (over one repository when ``root_sha``): its hits
+        (:class:`~abcd_daemon.index.values.Hit`), best first."""
         from ..index.query import Filters, search
 
         if root_sha:
             check_root_sha(root_sha)
-        conn = self.index()
-        if conn is None:
-            return []
-        try:
-            return search(conn, query, Filters(roots=(root_sha,) if root_sha else (),
-                                               limit=limit))
-        finally:
-            conn.close()
+        roots = (root_sha,) if root_sha else ()
+        hits = self._read(roots, lambda conn: search(conn, query, Filters(
+            roots=roots, limit=limit)))
+        return hits or []

@@ -12,7 +12,7 @@ from typing import Union
 
 import msgspec
 
-from ..index.values import Hit, Report
+from ..index.values import Hit, Report, RepositorySummary, SessionPage
 from ..intake.outcome import FailedDiscard, FailedPayload, IntakeOutcome
 from ..locate.gap import GapMarker
 from ..queue.results import DiscardResult, DrainResult, LaneBacklog
@@ -144,6 +144,19 @@ class UsageRequest(_Msg, tag="usage"):
     roots: list[str] = []
     since_ns: int = 0
     until_ns: int = 0
+    session: str = ""  # one session id (exact), or every session
+
+
+class SessionsRequest(_Msg, tag="sessions"):
+    """``abcd view``'s session list: one page of a repository's sessions, from the index."""
+
+    root_sha: str
+    offset: int = 0
+    limit: int = 100
+
+
+class RepositoriesRequest(_Msg, tag="repositories"):
+    """``abcd view``'s home page: every repository the index holds, with its sessions."""
 
 
 class IndexRebuildRequest(_Msg, tag="index-rebuild"):
@@ -153,7 +166,7 @@ class IndexRebuildRequest(_Msg, tag="index-rebuild"):
 Request = Union[StatusRequest, ListRequest, ShowRequest, StagedRequest, DrainRequest,
                 DiscardRequest, ReconstructRequest, IngestRequest, RetryRequest,
                 DiscardFailedRequest, MissingRequest, BatchReconstructRequest, SearchRequest,
-                UsageRequest, IndexRebuildRequest]
+                UsageRequest, SessionsRequest, RepositoriesRequest, IndexRebuildRequest]
 
 
 # -- replies ---------------------------------------------------------------------
@@ -265,6 +278,14 @@ class UsageReply(_Msg, tag="usage-reply"):
     report: Report
 
 
+class SessionsReply(_Msg, tag="sessions-reply"):
+    page: SessionPage
+
+
+class RepositoriesReply(_Msg, tag="repositories-reply"):
+    repositories: list[RepositorySummary]
+
+
 class IndexRebuilt(_Msg, tag="index-rebuilt"):
     indexed: int
 
@@ -281,7 +302,7 @@ Reply = Union[ErrorReply, StatusReply, RecordsReply, ShowReply, StagedReply, Sur
               DrainReply, DiscardReply, ReconstructReply, Progress, IngestReply, RetryReply,
               DiscardFailedReply, MissingReply, Chunk, End, BatchPlanned,
               SessionReconstructed, SessionFailed, BatchDone, SearchReply, UsageReply,
-              IndexRebuilt]
+              SessionsReply, RepositoriesReply, IndexRebuilt]
 
 #: What answers each request besides an ErrorReply: its head reply and, for a streaming
 #: reply, the Progress / Chunk / End frames around it. A client decodes only these (a
@@ -302,6 +323,8 @@ ANSWERS: dict[type, tuple[type, ...]] = {
                               BatchDone),
     SearchRequest: (SearchReply,),
     UsageRequest: (UsageReply,),
+    SessionsRequest: (SessionsReply,),
+    RepositoriesRequest: (RepositoriesReply,),
     IndexRebuildRequest: (Progress, IndexRebuilt),
 }
 

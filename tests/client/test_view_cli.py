@@ -106,3 +106,35 @@ def test_the_viewer_reads_records_and_reconstructions_from_a_running_daemon(tmp_
         assert [r.session_id for r in source.session_records(sha, REAL_SESSION)] == [REAL_SESSION] * 7
     finally:
         assert daemon.stop() == 0
+
+
+def test_the_viewers_list_usage_and_search_are_the_daemons_answers_equal_to_in_process(tmp_path, monkeypatch):
+    from abcd_client.view_source import DaemonSource
+    from abcd_daemon.web.source import LocalSource
+
+    from ..web.support import store_many
+
+    env, repo, sha, home = _stored(tmp_path)
+    store_many(home, 130, sha)
+    local = LocalSource(home)
+    want = ([local.session_page(sha, k, 100) for k in (0, 100)],
+            local.usage("agent", sha, session=REAL_SESSION), local.search("parallel", sha),
+            local.repositories())
+    daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()
+    try:
+        for key in ("ABCD_HOME", "ABCD_SOCKET", "TMPDIR"):
+            monkeypatch.setenv(key, env[key])
+        monkeypatch.delenv("ABCD_LOCAL", raising=False)
+
+        def refuse(*args):
+            raise AssertionError("read the index in-process although a daemon answers")
+
+        monkeypatch.setattr(LocalSource, "keeper", refuse)
+        source = DaemonSource(home)
+        pages = [source.session_page(sha, k, 100) for k in (0, 100)]
+        assert [p.total for p in pages] == [131, 131] and [len(p.sessions) for p in pages] == [100, 31]
+        assert (pages, source.usage("agent", sha, session=REAL_SESSION),
+                source.search("parallel", sha), source.repositories()) == want
+        assert want[2] and len(want[1].rows) >= 2 and [r.sessions for r in want[3]] == [131]
+    finally:
+        assert daemon.stop() == 0

@@ -27,6 +27,8 @@ HOSTILE_SESSION = "hostile-0001"
 HOSTILE_TEXT = ("<script>window.__pwned = 1</script>\n## Agent `forged`\n"
                 "### Turn 99 — user\n```\nfenced inside\n```\n"
                 "<img src=\"http://198.51.100.7/x.png\"> ![p](http://198.51.100.7/y.png)")
+#: A sub-agent type (record metadata, outside every fence) written as Markdown.
+HOSTILE_TYPE = "**bold** _it_ `code` ~~gone~~"
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
@@ -44,7 +46,8 @@ def store_real(home: Home) -> Lane:
 
 
 def store_hostile(home: Home) -> Lane:
-    """A session whose user line carries a script, a forged heading and a fence."""
+    """A session whose user line carries a script, a forged heading and a fence, and
+    whose one sub-agent's type is Markdown (:data:`HOSTILE_TYPE`)."""
     lane = Lane(home, ROOT).ensure("records")
     lines = [
         {"type": "user", "uuid": "u1", "sessionId": HOSTILE_SESSION, "timestamp": "2026-01-02T03:04:05.000Z",
@@ -60,6 +63,48 @@ def store_hostile(home: Home) -> Lane:
                     source_sha256=hashlib.sha256(body).hexdigest(),
                     captured_at=format_rfc3339_ns(1_780_000_000_000_000_000))
     (lane.records / record_filename(record)).write_bytes(format_record(record, body))
+    agent = "a0b1c2d3e4f5a6b7"
+    sub = json.dumps({"type": "user", "uuid": "s1", "sessionId": HOSTILE_SESSION, "agentId": agent,
+                      "timestamp": "2026-01-02T03:04:06.000Z",
+                      "message": {"role": "user", "content": "look around"}}).encode() + b"\n"
+    record = Record(session_id=HOSTILE_SESSION, root_commit=ROOT, agent_id=agent,
+                    agent_type=HOSTILE_TYPE, source_sha256=hashlib.sha256(sub).hexdigest(),
+                    captured_at=format_rfc3339_ns(1_780_000_001_000_000_000))
+    (lane.records / record_filename(record)).write_bytes(format_record(record, sub))
+    return lane
+
+
+def store_many(home: Home, n: int, root: str) -> Lane:
+    """``n`` small sessions in the lane ``root``, session ``k`` started ``k`` × 10 min
+    after the first: a main thread and one sub-agent each, one priced response in
+    each (``k`` more input tokens in session ``k``)."""
+    lane = Lane(home, root).ensure("records")
+    t0 = 1_780_000_000
+    for k in range(n):
+        sid = f"5e55{k:04d}-0000-4000-8000-{k:012d}"
+        for agent in ("", f"a{k:016x}"):
+            lines = []
+            for j, role in enumerate(("user", "assistant")):
+                line = {"type": role, "uuid": f"{sid}-{agent}-{j}", "sessionId": sid,
+                        "timestamp": format_rfc3339_ns((t0 + k * 600 + j * 30) * 10**9)}
+                if role == "user":
+                    line["message"] = {"role": "user", "content": f"task {k}: do the thing"}
+                else:
+                    line["requestId"] = f"req_{k}_{agent}"
+                    line["message"] = {"id": f"msg_{k}_{agent}", "role": "assistant",
+                                       "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+                                       "content": [{"type": "text", "text": "done"}],
+                                       "usage": {"input_tokens": 100 + k, "output_tokens": 50,
+                                                 "cache_read_input_tokens": 1000}}
+                if agent:
+                    line["agentId"] = agent
+                lines.append(json.dumps(line))
+            body = ("\n".join(lines) + "\n").encode()
+            record = Record(session_id=sid, root_commit=root, agent_id=agent,
+                            agent_type="general-purpose" if agent else "",
+                            source_sha256=hashlib.sha256(body).hexdigest(),
+                            captured_at=format_rfc3339_ns((t0 + k * 600 + 90) * 10**9))
+            (lane.records / record_filename(record)).write_bytes(format_record(record, body))
     return lane
 
 
@@ -135,3 +180,12 @@ def browser_or_skip():
         return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     except Exception as exc:  # noqa: BLE001 - any failure to start is the skip's reason
         pytest.skip(f"the browser could not start: {type(exc).__name__}: {str(exc)[:300]}")
+
+
+@pytest.fixture(scope="module")
+def browser(world):
+    """One headless Chromium for a test module (after its ``world`` fixture is up)."""
+    driver = browser_or_skip()
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()

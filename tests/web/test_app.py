@@ -101,3 +101,99 @@ def test_a_repositorys_list_is_reused_until_a_record_arrives_and_then_shows_it(t
     store_hostile(home)
     again = viewer.sessions_page(ROOT)
     assert again is not first and HOSTILE_SESSION[:8] in again
+
+
+def test_a_long_session_list_is_paged_newest_first_with_links_between_pages(tmp_path):
+    from .support import store_many
+
+    home = make_home(tmp_path)
+    store_many(home, 230, ROOT)
+    s = Served(LocalSource(home))
+    try:
+        seen, page_no, links = [], 1, []
+        path = f"/r/{ROOT}"
+        while path:
+            status, _, body = get(s.at(path))
+            html = body.decode()
+            assert status == 200
+            seen.append(re.findall(rf'href="/r/{ROOT}/s/(5e55\d{{4}}[^"]*)"', html))
+            nxt = re.search(r'<a rel="next" href="([^"]+)"', html)
+            links.append(bool(re.search(r'<a rel="prev"', html)))
+            path = nxt.group(1).replace("&amp;", "&") if nxt else ""
+            page_no += 1
+        assert [len(p) for p in seen] == [100, 100, 30]
+        assert links == [False, True, True]  # only the first page has no way back
+        flat = [sid for p in seen for sid in p]
+        assert len(set(flat)) == 230
+        assert flat == sorted(flat, reverse=True)  # session k started after k - 1
+        assert "sessions 201–230 of 230" in html
+        for bad in ("?page=4", "?page=0", "?page=x"):
+            assert get(s.at(f"/r/{ROOT}{bad}"))[0] == 404, bad
+    finally:
+        s.stop()
+
+
+class _HeldSource(LocalSource):
+    """Reconstructs only once ``release`` is set (or fails with ``fail``)."""
+
+    def __init__(self, home) -> None:
+        import threading
+
+        super().__init__(home)
+        self.release = threading.Event()
+        self.fail = None
+
+    def reconstruction(self, root_sha, session_id):
+        assert self.release.wait(30)
+        if self.fail is not None:
+            raise self.fail
+        return super().reconstruction(root_sha, session_id)
+
+
+def _open(served, path):
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
+    conn.request("GET", served.at(path)[len(served.base):])
+    return conn, conn.getresponse()
+
+
+def test_a_session_page_is_streamed_its_head_sent_before_the_session_is_reconstructed(tmp_path):
+    home = make_home(tmp_path)
+    store_real(home)
+    source = _HeldSource(home)
+    s = Served(source)
+    try:
+        conn, response = _open(s, f"/r/{ROOT}/s/{REAL_SESSION}")
+        assert response.status == 200 and response.getheader("content-security-policy")
+        first = response.read1(65536).decode()  # what has arrived while reconstruction waits
+        assert first.startswith("<!DOCTYPE html>") and f"<title>Session {REAL_SESSION[:8]}" in first
+        assert first.endswith("<main>") and 'href="/static/app.css"' in first
+        source.release.set()
+        streamed = first + response.read().decode()
+        conn.close()
+        assert streamed.endswith("</main></body></html>") and 'id="timeline"' in streamed
+        status, _, again = get(s.at(f"/r/{ROOT}/s/{REAL_SESSION}"))  # the kept page, whole
+        assert status == 200 and again.decode() == streamed
+        assert get(s.at(f"/r/{ROOT}/s/nope-000"))[0] == 404  # decided before any byte
+    finally:
+        source.release.set()
+        s.stop()
+
+
+def test_a_failure_after_the_head_was_sent_ends_the_page_saying_what_went_wrong(tmp_path):
+    from abcd_daemon.errors import AbcdError
+
+    home = make_home(tmp_path)
+    store_real(home)
+    source = _HeldSource(home)
+    source.fail = AbcdError("the records changed <while> reading")
+    source.release.set()
+    s = Served(source)
+    try:
+        status, _, body = get(s.at(f"/r/{ROOT}/s/{REAL_SESSION}"))
+        page = body.decode()
+        assert status == 200 and page.endswith("</main></body></html>")
+        assert "the records changed &lt;while&gt; reading; reload the page" in page
+    finally:
+        s.stop()

@@ -15,7 +15,7 @@ import pytest
 from abcd_daemon.reconstruct import ReconstructOptions, reconstruct
 from abcd_daemon.web.source import LocalSource
 
-from .support import (HOSTILE_SESSION, REAL_SESSION, ROOT, Served, browser_or_skip, get,
+from .support import (HOSTILE_SESSION, HOSTILE_TYPE, REAL_SESSION, ROOT, Served, browser, get,  # noqa: F401
                       make_home, store_hostile, store_real)
 
 pytestmark = pytest.mark.slow
@@ -30,14 +30,6 @@ def world(tmp_path_factory):
     telemetry = reconstruct(lane, ReconstructOptions(session_id=REAL_SESSION), now_ns=0).telemetry
     yield served, telemetry
     served.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(world):
-    driver = browser_or_skip()
-    driver.set_page_load_timeout(60)
-    yield driver
-    driver.quit()
 
 
 def test_a_real_session_shows_one_lane_per_thread_in_document_order(world, browser):
@@ -102,6 +94,19 @@ def test_a_script_a_forged_heading_and_a_fence_in_a_transcript_render_as_text(wo
     headings = [h.text for h in turn.find_elements("css selector", "h1, h2, h3, h4")]
     assert headings == ["Turn 1 — user · 2026-01-02T03:04:05Z"]
     assert not browser.find_elements("css selector", "main img, main script, main a[href^='http']")
+
+
+def test_a_sub_agent_type_written_as_markdown_is_shown_as_the_text_it_is(world, browser):
+    served, _ = world
+    browser.get(served.at(f"/r/{ROOT}/s/{HOSTILE_SESSION}"))
+    section = browser.find_element("css selector", "section.thread:not([data-key=main])")
+    assert HOSTILE_TYPE in section.text  # its provenance line
+    browser.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
+    table = browser.find_element("css selector", "#timeline-table table")
+    assert HOSTILE_TYPE in table.text
+    marked = [el.text for el in browser.find_elements("css selector", "main em, main strong, main del, main code")
+              if el.text.strip() in ("bold", "it", "code", "gone")]
+    assert marked == []
 
 
 def test_the_pages_make_no_request_outside_the_server(world, browser):

@@ -170,8 +170,9 @@ class _Compiled:
         # A provider rule is searched over the whole line of its hit, once per line:
         # its pattern, not a window, decides where the secret starts.
         # (Also a generic rule with no keyword: it is a shape, tried on every line.)
+        neighbourhood = _neighbourhood_searched(rule)  # (raises for a rule that cannot be)
         self.whole_line = rule.source == "provider" or (rule.source == "generic" and not rule.keywords) \
-            or _neighbourhood_searched(rule)
+            or neighbourhood
         self.check = CHECKS[rule.check] if rule.check else None
         self.back = rule.back
         self.reach = rule.reach

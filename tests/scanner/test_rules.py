@@ -78,3 +78,20 @@ def test_identity_and_network_kinds_have_placeholders():
     for r in BUNDLED_RULES:
         if r.kind.startswith("net:") or r.source:
             assert r.kind in IDENTITY_KINDS
+
+
+def test_only_rules_whose_windows_fit_a_neighbourhood_are_searched_by_one():
+    """``search="neighbourhood"`` is a promise the engine checks when it compiles the
+    rule: a rule needing a word boundary, an anchor or a window wider than a
+    neighbourhood is refused, not silently searched another way."""
+    import dataclasses
+
+    from abcd_daemon.scanner.engine import _Compiled
+
+    by_name = {r.name: r for r in GENERIC_RULES}
+    assert {n for n, r in by_name.items() if r.search == "neighbourhood"} == {"secret_assignment", "secret_flag"}
+    assert _Compiled(by_name["secret_assignment"]).whole_line
+    assert not _Compiled(by_name["prose_secret"]).whole_line
+    for bad in (dict(boundary="word"), dict(back=4096), dict(reach=1 << 20), dict(keywords=())):
+        with pytest.raises(ValueError, match="cannot be searched by neighbourhood"):
+            _Compiled(dataclasses.replace(by_name["secret_flag"], **bad))

@@ -466,10 +466,13 @@ class Scanner:
                 if ge > gs >= 0:
                     span = (gs, ge)
                     break
-            if span[1] <= span[0] or (c.check is not None and not c.check(buf, m, ctx)):
-                continue  # (the check first: shape rules reject most candidates cheaply)
+            if span[1] <= span[0]:
+                continue
+            # The vetoes are pure, so their order changes no outcome: masked text
+            # first (a rescan meets mostly values it masked itself), then the check.
             value = buf[span[0] : span[1]]
-            if already_masked(value) or is_placeholder(value):
+            if already_masked(value) or (c.check is not None and not c.check(buf, m, ctx)) \
+                    or is_placeholder(value):
                 continue
             out.append((span[0], span[1], ci, None))
             ends.add(span[1])

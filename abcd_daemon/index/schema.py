@@ -8,7 +8,9 @@
   responses telemetry counts, each once;
 - ``usage_sums``: the responses of each record summed by (UTC day, model, whether the
   prompt is over the long-context threshold), written with them: ``abcd usage``
-  without a time range adds up a few rows per record instead of every response.
+  without a time range adds up a few rows per record instead of every response;
+  ``usage_sums_by_day`` covers the daily, weekly and monthly reports (read in its
+  order, nothing to sort: a third of the time over 2,000 sessions).
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ CREATE TABLE IF NOT EXISTS usage_sums (
     input INTEGER NOT NULL, output INTEGER NOT NULL, cache_creation INTEGER NOT NULL,
     cache_read INTEGER NOT NULL, responses INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS usage_sums_record ON usage_sums(record);
+CREATE INDEX IF NOT EXISTS usage_sums_by_day ON usage_sums(
+    day, model, long, root, input, output, cache_creation, cache_read, responses);
 """
 
 #: Sums the responses a record's rows just added (the ones it did not share with an

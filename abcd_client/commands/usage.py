@@ -2,7 +2,9 @@
 model or agent type — from the index, served by the daemon when one answers and
 in-process otherwise, brought level with the records first (as ``abcd search`` does). Costs come from the shipped pricing table (dated) and
 ``config.toml``'s ``[pricing]``; tokens of a model the table lacks are reported as
-unpriced, never priced at zero."""
+unpriced, never priced at zero. Usage known only from ``agent_progress`` copies of a
+sub-agent whose transcript is not stored is printed apart (``copy_only_agent_progress``
+in ``--json``), never added to the rows."""
 
 from __future__ import annotations
 
@@ -10,12 +12,16 @@ from .. import output, runtime
 from .search import index_roots, served, synced_index, time_window
 
 
-def _table(rep, breakdown: bool) -> list[str]:
+#: How the report names the usage it holds apart (``Report.apart``).
+APART = "usage known only from agent_progress copies of sub-agents whose transcript is not stored"
+
+
+def _table(rows, breakdown: bool) -> list[str]:
     import shutil
 
     width = shutil.get_terminal_size((100, 24)).columns
     num = 12
-    key_w = max(8, min(max((len(r.key) for r in rep.rows), default=8), width - 6 * (num + 1) - 2))
+    key_w = max(8, min(max((len(r.key) for r in rows), default=8), width - 6 * (num + 1) - 2))
     head = f"{'':{key_w}} " + " ".join(f"{h:>{num}}" for h in ("input", "output", "cache write", "cache read",
                                                                  "total", "cost USD"))
     lines = [head, "-" * min(width, len(head))]
@@ -26,7 +32,7 @@ def _table(rep, breakdown: bool) -> list[str]:
         return f"{key:{key_w}} " + " ".join(f"{v:>{num}}" for v in (
             f"{r.input:,}", f"{r.output:,}", f"{r.cache_creation:,}", f"{r.cache_read:,}", f"{r.total:,}", cost))
 
-    for r in rep.rows:
+    for r in rows:
         lines.append(line(r))
         if breakdown:
             lines += [line(m, "  ") for m in sorted(r.models.values(), key=lambda m: m.key)]
@@ -60,13 +66,19 @@ def usage(kind: str = "daily", *, all_repos: bool = False, since: str = "", unti
         rep = synced_index(roots, answer, as_json=as_json)
     if as_json:
         output.emit_json({"report": rep.kind, "pricing_as_of": rep.pricing_as_of, "unpriced_models": rep.unpriced,
-                          "rows": [r.as_json(breakdown) for r in rep.rows]})
+                          "rows": [r.as_json(breakdown) for r in rep.rows],
+                          "copy_only_agent_progress": [r.as_json(breakdown) for r in rep.apart]})
         return
-    if not rep.rows:
+    if not rep.rows and not rep.apart:
         output.say("abcd usage: no usage recorded in this range")
         return
-    for ln in _table(rep, breakdown):
+    for ln in _table(rep.rows, breakdown):
         output.say(ln)
+    if rep.apart:
+        output.say("")
+        output.say(f"{APART} (not in the rows above):")
+        for ln in _table(rep.apart, breakdown):
+            output.say(ln)
     output.say(f"prices as of {rep.pricing_as_of}")
     if rep.unpriced:
         output.say(f"unpriced (not in the table; cost marked +): {', '.join(rep.unpriced)} — "

@@ -124,6 +124,7 @@ def _delete(conn: sqlite3.Connection, name: str) -> None:
     conn.execute("DELETE FROM turn_text WHERE rowid IN (SELECT id FROM turns WHERE record = ?)", (name,))
     conn.execute("DELETE FROM turns WHERE record = ?", (name,))
     conn.execute("DELETE FROM responses WHERE record = ?", (name,))
+    conn.execute("DELETE FROM copies WHERE record = ?", (name,))
     conn.execute("DELETE FROM usage_sums WHERE record = ?", (name,))
     conn.execute("DELETE FROM records WHERE name = ?", (name,))
 
@@ -155,6 +156,10 @@ def _rows(conn: sqlite3.Connection, root: str, d: Derived, next_id: int, fresh: 
                      [(i, r.name, root, r.session_id, thread, r.agent_type, t.turn, t.role, t.tools, t.when_ns)
                       for i, t in zip(ids, d.turns)])
     conn.executemany("INSERT INTO turn_text (rowid, text) VALUES (?, ?)", [(i, t.text) for i, t in zip(ids, d.turns)])
+    if d.copies:
+        conn.executemany("INSERT OR IGNORE INTO copies VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                         [(r.session_id, c.agent_id, x.response_id, r.name, root, c.agent_type, x.model, x.when_ns,
+                           x.input, x.output, x.cache_creation, x.cache_read) for c in d.copies for x in (c.response,)])
     before = conn.total_changes
     conn.executemany(
         "INSERT OR IGNORE INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",

@@ -6,6 +6,9 @@
   "newest" is "highest id";
 - ``responses``: one row per API response, keyed ``(session_id, response_id)`` — the
   responses telemetry counts, each once;
+- ``copies``: one row per response an ``agent_progress`` line copies, keyed
+  ``(session_id, agent_id, response_id)``, with the host record; read only for agents
+  of which no record is stored in the session (``records_agent``), apart from the rest;
 - ``usage_sums``: the responses of each record summed by (UTC day, model, whether the
   prompt is over the long-context threshold), written with them: ``abcd usage``
   without a time range adds up a few rows per record instead of every response;
@@ -20,7 +23,7 @@ import functools
 
 from .pricing import LONG_PROMPT
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: The UTC day of a response, in SQL ("" when it has no time).
 DAY_SQL = "CASE WHEN when_ns = 0 THEN '' ELSE strftime('%Y-%m-%d', when_ns / 1000000000, 'unixepoch') END"
@@ -48,6 +51,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (
     name TEXT PRIMARY KEY, root TEXT NOT NULL, session_id TEXT NOT NULL, agent_id TEXT NOT NULL,
     agent_type TEXT NOT NULL, captured_at TEXT NOT NULL, source_sha256 TEXT NOT NULL, bytes INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS records_agent ON records(session_id, agent_id);
 CREATE TABLE IF NOT EXISTS turns (
     id INTEGER PRIMARY KEY, record TEXT NOT NULL, root TEXT NOT NULL, session_id TEXT NOT NULL,
     thread TEXT NOT NULL, agent_type TEXT NOT NULL, turn INTEGER NOT NULL, role TEXT NOT NULL,
@@ -60,6 +64,12 @@ CREATE TABLE IF NOT EXISTS responses (
     input INTEGER NOT NULL, output INTEGER NOT NULL, cache_creation INTEGER NOT NULL,
     cache_read INTEGER NOT NULL, PRIMARY KEY (session_id, response_id));
 CREATE INDEX IF NOT EXISTS responses_record ON responses(record);
+CREATE TABLE IF NOT EXISTS copies (
+    session_id TEXT NOT NULL, agent_id TEXT NOT NULL, response_id TEXT NOT NULL, record TEXT NOT NULL,
+    root TEXT NOT NULL, agent_type TEXT NOT NULL, model TEXT NOT NULL, when_ns INTEGER NOT NULL,
+    input INTEGER NOT NULL, output INTEGER NOT NULL, cache_creation INTEGER NOT NULL,
+    cache_read INTEGER NOT NULL, PRIMARY KEY (session_id, agent_id, response_id));
+CREATE INDEX IF NOT EXISTS copies_record ON copies(record);
 CREATE TABLE IF NOT EXISTS usage_sums (
     record TEXT NOT NULL, root TEXT NOT NULL, session_id TEXT NOT NULL, thread TEXT NOT NULL,
     agent_type TEXT NOT NULL, day TEXT NOT NULL, model TEXT NOT NULL, long INTEGER NOT NULL,
@@ -76,4 +86,9 @@ SUM_RECORD = (f"INSERT INTO usage_sums SELECT record, root, session_id, thread, 
               f" {LONG_SQL}, sum(input), sum(output), sum(cache_creation), sum(cache_read), count(*)"
               " FROM responses WHERE record = ? GROUP BY 6, 7, 8")
 
-TABLES = ("turn_text", "turns", "responses", "usage_sums", "records")
+#: The copied responses of agents with no stored record in their session (usage reports
+#: them apart: a copy is never part of the totals).
+COPY_ONLY = ("copies c WHERE NOT EXISTS (SELECT 1 FROM records r"
+             " WHERE r.session_id = c.session_id AND r.agent_id = c.agent_id)")
+
+TABLES = ("turn_text", "turns", "responses", "copies", "usage_sums", "records")

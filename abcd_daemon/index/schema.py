@@ -1,6 +1,7 @@
 """The index's tables, defined once (``db`` creates them, ``query`` and ``usage`` read them).
 
-- ``records``: one row per record file indexed (what ``sync`` compares with the disk);
+- ``records``: one row per record file indexed, with the file's identity when it was
+  read (inode, size, mtime: what ``sync`` compares with the disk);
 - ``turns`` + ``turn_text`` (FTS5, BM25): one row per turn with its redacted text;
   turn ids grow with the records' capture time (``sync`` indexes oldest first), so
   "newest" is "highest id";
@@ -23,7 +24,7 @@ import functools
 
 from .pricing import LONG_PROMPT
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: The UTC day of a response, in SQL ("" when it has no time).
 DAY_SQL = "CASE WHEN when_ns = 0 THEN '' ELSE strftime('%Y-%m-%d', when_ns / 1000000000, 'unixepoch') END"
@@ -50,7 +51,8 @@ DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (
     name TEXT PRIMARY KEY, root TEXT NOT NULL, session_id TEXT NOT NULL, agent_id TEXT NOT NULL,
-    agent_type TEXT NOT NULL, captured_at TEXT NOT NULL, source_sha256 TEXT NOT NULL, bytes INTEGER NOT NULL);
+    agent_type TEXT NOT NULL, captured_at TEXT NOT NULL, source_sha256 TEXT NOT NULL, bytes INTEGER NOT NULL,
+    ino INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS records_agent ON records(session_id, agent_id);
 CREATE TABLE IF NOT EXISTS turns (
     id INTEGER PRIMARY KEY, record TEXT NOT NULL, root TEXT NOT NULL, session_id TEXT NOT NULL,
@@ -79,6 +81,10 @@ CREATE INDEX IF NOT EXISTS usage_sums_record ON usage_sums(record);
 CREATE INDEX IF NOT EXISTS usage_sums_by_day ON usage_sums(
     day, model, long, root, input, output, cache_creation, cache_read, responses);
 """
+
+#: Run once on a new ``turn_text``: FTS5 leaf pages of about one database page (16 KiB;
+#: its default is 4,050 bytes), so a segment is a quarter of the pages to write and merge.
+NEW_FTS = "INSERT INTO turn_text(turn_text, rank) VALUES ('pgsz', 16000)"
 
 #: Sums the responses a record's rows just added (the ones it did not share with an
 #: earlier record of its session) into ``usage_sums``.

@@ -31,7 +31,7 @@ from ..store.record import RecordFormatError
 from ..store.records import cached_header, file_identity, read_body, scan_files
 from .derive import Derived, derive
 from .pricing import LONG_PROMPT
-from .schema import DDL, NEW_FTS, SCHEMA_VERSION, SUM_RECORD, TABLES, utc_day
+from .schema import DDL, SCHEMA_VERSION, SUM_RECORD, TABLES, utc_day
 
 #: Record bytes applied per transaction by :func:`sync`.
 BATCH_BYTES = 16 << 20
@@ -70,7 +70,6 @@ def connect(home) -> sqlite3.Connection:
         conn = _open(path)
         with conn:
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            conn.execute(NEW_FTS)
     return conn
 
 
@@ -335,7 +334,6 @@ def reset(conn: sqlite3.Connection) -> None:
             conn.execute(f"DROP TABLE IF EXISTS {table}")
     conn.execute("VACUUM")
     conn.executescript(DDL)
-    conn.execute(NEW_FTS)
 
 
 def rebuild(home, progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:

@@ -82,10 +82,6 @@ CREATE INDEX IF NOT EXISTS usage_sums_by_day ON usage_sums(
     day, model, long, root, input, output, cache_creation, cache_read, responses);
 """
 
-#: Run once on a new ``turn_text``: FTS5 leaf pages of about one database page (16 KiB;
-#: its default is 4,050 bytes), so a segment is a quarter of the pages to write and merge.
-NEW_FTS = "INSERT INTO turn_text(turn_text, rank) VALUES ('pgsz', 16000)"
-
 #: Sums the responses a record's rows just added (the ones it did not share with an
 #: earlier record of its session) into ``usage_sums``.
 SUM_RECORD = (f"INSERT INTO usage_sums SELECT record, root, session_id, thread, agent_type, {DAY_SQL}, model,"

@@ -191,17 +191,21 @@ def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | 
          lanes: Iterable[Lane] | None = None) -> tuple[int, int]:
     """Make the index of ``lanes`` (default: every lane, and rows of lanes that are
     gone are dropped) equal their records on disk; ``(indexed, dropped)``. A record
-    that cannot be read is left out (its rows dropped) and picked up once readable."""
+    that cannot be read is left out (its rows dropped) and picked up once readable; a
+    record file whose name is indexed for another lane is left to that lane."""
     lanes = None if lanes is None else list(lanes)
     scope = None if lanes is None else {lane.root_sha for lane in lanes}
     lanes = list_lanes(home) if lanes is None else lanes
     rows = conn.execute("SELECT name, root, ino, size, mtime_ns FROM records").fetchall()
-    indexed = {row[0] for row in rows}
+    owner = {row[0]: row[1] for row in rows}
+    indexed = set(owner)
     have = {name: (ino, size, mtime) for name, root, ino, size, mtime in rows if scope is None or root in scope}
     todo = []
     seen = set()
     for lane in lanes:
         for name, path, st in scan_files(lane):
+            if owner.get(name, lane.root_sha) != lane.root_sha:
+                continue  # a file of this name is indexed for another lane: it stays that lane's
             ident = file_identity(st)
             if have.get(name) == ident:  # the file it was derived from: unchanged
                 seen.add(name)

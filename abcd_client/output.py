@@ -7,6 +7,8 @@ Rules (DESIGN §3.9):
 - An :class:`~abcd_daemon.errors.AbcdError` becomes ``abcd: <message>`` (+ the hint) on
   stderr and its exit code (2 for input refusals, 1 otherwise); with ``--json`` an
   ``{"error": …}`` document is printed on stdout as well. No traceback reaches a user.
+  :func:`fail` raises ``SystemExit`` (not typer's ``Exit``), so a verb run without typer
+  (:mod:`abcd_client.quick`) exits the same way.
 """
 
 from __future__ import annotations
@@ -14,8 +16,6 @@ from __future__ import annotations
 import os
 import sys
 from typing import Any, NoReturn
-
-import typer
 
 from abcd_daemon.errors import AbcdError
 from abcd_daemon.sizes import human_bytes
@@ -92,4 +92,4 @@ def fail(err: AbcdError, *, as_json: bool = False) -> NoReturn:
         note(f"abcd:   {line}")
     if hint:
         note(f"abcd: {hint}")
-    raise typer.Exit(err.exit_code)
+    raise SystemExit(err.exit_code)

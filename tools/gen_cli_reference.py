@@ -7,7 +7,7 @@ Usage (from the repository root)::
     .venv/bin/python tools/gen_cli_reference.py --check   # exit 1 if docs/cli.md is stale
 
 The reference is built by walking the click command tree typer builds for
-``abcd_client.cli.app`` (after the verbs register): one section per command path
+``abcd_client.app.app`` (after the verbs register): one section per command path
 (``abcd history reconstruct``), with its help text, usage line, arguments and every
 option (names, value, default, help) including ``--help``. Output is deterministic:
 sub-commands sorted by name, parameters in declaration order, no timestamp, and a
@@ -62,7 +62,7 @@ def root_command():
     """The click command typer builds for ``abcd`` (verbs registered once)."""
     import typer.main
 
-    from abcd_client import cli
+    from abcd_client import app as cli
 
     if not cli.history_app.registered_commands:  # register once per process
         cli._register()
@@ -166,7 +166,7 @@ def code_cell(text: str) -> str:
 def render(commands: list[Command]) -> str:
     """The whole reference, as Markdown."""
     out = ["# `abcd` command reference", "",
-           "<!-- Generated from the typer app (abcd_client.cli) by tools/gen_cli_reference.py.",
+           "<!-- Generated from the typer app (abcd_client.app) by tools/gen_cli_reference.py.",
            f"     Do not edit by hand: run `{REGENERATE}`. -->", "",
            "Every command below is listed with its help text, usage, arguments and options, "
            "exactly as the program defines them. `tests/client/test_cli_reference.py` fails "

@@ -1,6 +1,6 @@
 """CLI verbs. Each module named here defines ``register(app, history, daemon)``.
 
-:data:`VERBS` is the index :func:`abcd_client.cli.main` uses to import only the module
+:data:`VERBS` is the index :func:`abcd_client.app.main` uses to import only the module
 a command line needs; ``tests/client/test_lazy_commands.py`` checks it against what the
 modules really register, so the index cannot drift from the verbs.
 """

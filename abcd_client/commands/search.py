@@ -6,16 +6,14 @@ does, the same core runs in-process on the index, first brought level with the
 records on disk (``sync``: cheap when nothing changed). Either way a record stored a
 moment ago is found, and a crash that left the index behind is repaired by the next
 search. ``abcd index rebuild`` derives it again from scratch, with progress on a
-terminal. The served path imports neither SQLite nor the index core.
+terminal. The served path imports neither SQLite, the index core nor typer
+(:mod:`abcd_client.quick` calls :func:`search` directly).
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 import sys
-
-import typer
 
 from abcd_daemon.errors import AbcdError, InputError
 
@@ -29,6 +27,8 @@ def parse_when(value: str, *, now_ns: int) -> int:
     if m:
         unit = {"m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
         return now_ns - int(m.group(1)) * unit * 1_000_000_000
+    import datetime as _dt
+
     try:
         stamp = _dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
@@ -98,7 +98,43 @@ def synced_index(roots: tuple[str, ...], answer, *, as_json: bool):
                     as_json=as_json)
 
 
+def search(query: str, *, all_repos: bool = False, session: str = "", agent_type: str = "", role: str = "",
+           tool: str = "", since: str = "", until: str = "", limit: int = 20, as_json: bool = False) -> None:
+    """``abcd search``: print the best-ranked turns matching ``query`` (the typer command
+    and :mod:`abcd_client.quick` both call this)."""
+    from abcd_daemon.index.values import ROLES
+    from abcd_daemon.wire.messages import SearchRequest
+
+    if role and role not in ROLES:
+        output.fail(InputError(f"--role must be one of {', '.join(ROLES)}, not {role!r}"), as_json=as_json)
+    since_ns, until_ns = time_window(since, until, as_json=as_json)
+    roots = index_roots(all_repos, as_json=as_json)
+    req = SearchRequest(query=query, roots=list(roots), session=session, agent_type=agent_type, role=role,
+                        tool=tool, since_ns=since_ns, until_ns=until_ns, limit=limit)
+    reply = served(req, as_json=as_json)
+    if reply is not None:
+        hits = reply.hits
+    else:
+        from abcd_daemon.index.query import Filters, search as search_index
+
+        f = Filters(roots=roots, session=session, agent_type=agent_type, role=role, tool=tool,
+                    since_ns=since_ns, until_ns=until_ns, limit=limit)
+        hits = synced_index(roots, lambda conn, _roots: search_index(conn, query, f), as_json=as_json)
+    if as_json:
+        output.emit_json({"query": query, "hits": [h.as_json() for h in hits]})
+        return
+    if not hits:
+        output.say(f"abcd search: nothing matches {query!r}")
+        return
+    for h in hits:
+        thread = "main" if h.thread == "main" else f"agent {h.thread[:12]} ({h.agent_type or 'type unknown'})"
+        output.say(f"{h.session_id[:8]}  {h.when or '—'}  {thread}  turn {h.turn} [{h.role}]")
+        output.say(f"    {h.snippet}")
+
+
 def register(app, history, daemon) -> None:
+    import typer
+
     index_app = typer.Typer(help="The search and usage index (derived from records).", no_args_is_help=True)
     app.add_typer(index_app, name="index")
 
@@ -116,34 +152,8 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Search every stored turn (sub-agents included), best match first."""
-        from abcd_daemon.index.values import ROLES
-        from abcd_daemon.wire.messages import SearchRequest
-
-        if role and role not in ROLES:
-            output.fail(InputError(f"--role must be one of {', '.join(ROLES)}, not {role!r}"), as_json=as_json)
-        since_ns, until_ns = time_window(since, until, as_json=as_json)
-        roots = index_roots(all_repos, as_json=as_json)
-        req = SearchRequest(query=query, roots=list(roots), session=session, agent_type=agent_type, role=role,
-                            tool=tool, since_ns=since_ns, until_ns=until_ns, limit=limit)
-        reply = served(req, as_json=as_json)
-        if reply is not None:
-            hits = reply.hits
-        else:
-            from abcd_daemon.index.query import Filters, search
-
-            f = Filters(roots=roots, session=session, agent_type=agent_type, role=role, tool=tool,
-                        since_ns=since_ns, until_ns=until_ns, limit=limit)
-            hits = synced_index(roots, lambda conn, _roots: search(conn, query, f), as_json=as_json)
-        if as_json:
-            output.emit_json({"query": query, "hits": [h.as_json() for h in hits]})
-            return
-        if not hits:
-            output.say(f"abcd search: nothing matches {query!r}")
-            return
-        for h in hits:
-            thread = "main" if h.thread == "main" else f"agent {h.thread[:12]} ({h.agent_type or 'type unknown'})"
-            output.say(f"{h.session_id[:8]}  {h.when or '—'}  {thread}  turn {h.turn} [{h.role}]")
-            output.say(f"    {h.snippet}")
+        search(query, all_repos=all_repos, session=session, agent_type=agent_type, role=role, tool=tool,
+               since=since, until=until, limit=limit, as_json=as_json)
 
     @index_app.command("rebuild")
     def rebuild_cmd(as_json: bool = typer.Option(False, "--json", help="Print one JSON document.")) -> None:

@@ -2,11 +2,12 @@
 
 Contracts:
 - every row belongs to one record file (``records.name``) of one repository lane;
-  :func:`apply` replaces a record's rows in one transaction (``sync`` batches
-  several records per transaction), :func:`remove` drops them — so a crash leaves
-  each record's old rows or its new ones, never a part;
+  :func:`sync` replaces a record's rows inside one transaction (a batch of several
+  records), :func:`remove` drops them — so a crash leaves each record's old rows or
+  its new ones, never a part;
 - :func:`sync` makes the index equal the records on disk (adds what is missing or
-  changed, by ``source_sha256`` and size; drops rows of records that are gone): run
+  changed, by the file's identity — inode, size, mtime: a record is never modified
+  in place — reading only those files' headers; drops rows of records that are gone): run
   at start it repairs whatever a crash between a record write and its rows left,
   and :func:`rebuild` is ``sync`` from an empty database;
 - responses are keyed by ``(session_id, response_id)``: a response copied into
@@ -24,8 +25,10 @@ import stat
 from collections.abc import Callable, Iterable
 
 from .. import safedir
+from ..errors import ReadRefused
 from ..store.lane import Lane, list_lanes
-from ..store.records import read_body, scan_records
+from ..store.record import RecordFormatError
+from ..store.records import cached_header, file_identity, read_body, scan_files
 from .derive import Derived, derive
 from .pricing import LONG_PROMPT
 from .schema import DDL, SCHEMA_VERSION, SUM_RECORD, TABLES, utc_day
@@ -124,15 +127,9 @@ def _delete(conn: sqlite3.Connection, name: str) -> None:
     conn.execute("DELETE FROM turn_text WHERE rowid IN (SELECT id FROM turns WHERE record = ?)", (name,))
     conn.execute("DELETE FROM turns WHERE record = ?", (name,))
     conn.execute("DELETE FROM responses WHERE record = ?", (name,))
+    conn.execute("DELETE FROM copies WHERE record = ?", (name,))
     conn.execute("DELETE FROM usage_sums WHERE record = ?", (name,))
     conn.execute("DELETE FROM records WHERE name = ?", (name,))
-
-
-def apply(conn: sqlite3.Connection, root: str, d: Derived) -> None:
-    """Replace the rows of ``d.record`` (one transaction)."""
-    with conn:
-        conn.execute("BEGIN IMMEDIATE")
-        _rows(conn, root, d, _next_id(conn))
 
 
 def _next_id(conn: sqlite3.Connection) -> int:
@@ -140,21 +137,27 @@ def _next_id(conn: sqlite3.Connection) -> int:
     return conn.execute("SELECT coalesce(max(id), 0) + 1 FROM turns").fetchone()[0]
 
 
-def _rows(conn: sqlite3.Connection, root: str, d: Derived, next_id: int, fresh: bool = False) -> int:
-    """Replace the rows of ``d.record`` inside the caller's transaction, numbering its
-    turns from ``next_id``; returns the next free id. ``fresh``: the record has no
-    rows yet (nothing to delete)."""
+def _rows(conn: sqlite3.Connection, root: str, d: Derived, next_id: int, ident: tuple[int, int, int],
+          fresh: bool = False) -> int:
+    """Replace the rows of ``d.record`` (read from a file of identity ``ident``) inside
+    the caller's transaction, numbering its turns from ``next_id``; returns the next
+    free id. ``fresh``: the record has no rows yet (nothing to delete)."""
     r = d.record
     thread = r.agent_id or ""
     if not fresh:
         _delete(conn, r.name)
-    conn.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?)",
-                 (r.name, root, r.session_id, thread, r.agent_type, r.captured_at, r.source_sha256, r.body_bytes))
+    conn.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                 (r.name, root, r.session_id, thread, r.agent_type, r.captured_at, r.source_sha256, r.body_bytes,
+                  *ident))
     ids = range(next_id, next_id + len(d.turns))
     conn.executemany("INSERT INTO turns VALUES (?,?,?,?,?,?,?,?,?,?)",
                      [(i, r.name, root, r.session_id, thread, r.agent_type, t.turn, t.role, t.tools, t.when_ns)
                       for i, t in zip(ids, d.turns)])
     conn.executemany("INSERT INTO turn_text (rowid, text) VALUES (?, ?)", [(i, t.text) for i, t in zip(ids, d.turns)])
+    if d.copies:
+        conn.executemany("INSERT OR IGNORE INTO copies VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                         [(r.session_id, c.agent_id, x.response_id, r.name, root, c.agent_type, x.model, x.when_ns,
+                           x.input, x.output, x.cache_creation, x.cache_read) for c in d.copies for x in (c.response,)])
     before = conn.total_changes
     conn.executemany(
         "INSERT OR IGNORE INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -188,20 +191,31 @@ def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | 
          lanes: Iterable[Lane] | None = None) -> tuple[int, int]:
     """Make the index of ``lanes`` (default: every lane, and rows of lanes that are
     gone are dropped) equal their records on disk; ``(indexed, dropped)``. A record
-    that cannot be read is left out (its rows dropped) and picked up once readable."""
+    that cannot be read is left out (its rows dropped) and picked up once readable; a
+    record file whose name is indexed for another lane is left to that lane."""
     lanes = None if lanes is None else list(lanes)
     scope = None if lanes is None else {lane.root_sha for lane in lanes}
     lanes = list_lanes(home) if lanes is None else lanes
-    rows = conn.execute("SELECT name, root, source_sha256, bytes FROM records").fetchall()
-    indexed = {name for name, _root, _sha, _size in rows}
-    have = {name: (sha, size) for name, root, sha, size in rows if scope is None or root in scope}
+    rows = conn.execute("SELECT name, root, ino, size, mtime_ns FROM records").fetchall()
+    owner = {row[0]: row[1] for row in rows}
+    indexed = set(owner)
+    have = {name: (ino, size, mtime) for name, root, ino, size, mtime in rows if scope is None or root in scope}
     todo = []
     seen = set()
     for lane in lanes:
-        for rec in scan_records(lane):
-            seen.add(rec.name)
-            if have.get(rec.name) != (rec.source_sha256, rec.body_bytes):
-                todo.append((lane, rec))
+        for name, path, st in scan_files(lane):
+            if owner.get(name, lane.root_sha) != lane.root_sha:
+                continue  # a file of this name is indexed for another lane: it stays that lane's
+            ident = file_identity(st)
+            if have.get(name) == ident:  # the file it was derived from: unchanged
+                seen.add(name)
+                continue
+            try:
+                rec = cached_header(path, st)
+            except (OSError, ReadRefused, RecordFormatError):  # unreadable: its rows go
+                continue
+            seen.add(name)
+            todo.append((lane, rec, ident))
     todo.sort(key=lambda item: (item[1].captured_ns, item[1].name))  # oldest first: ids grow with time
     gone = [n for n in have if n not in seen]
     for name in gone:
@@ -211,7 +225,7 @@ def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | 
     # Records are applied in batches of about BATCH_BYTES per transaction (a commit
     # per record costs more than deriving it); a crash loses at most the open batch,
     # whole, and the next sync redoes it.
-    with _bulk(conn, sum(rec.body_bytes for _, rec in todo) > BULK_BYTES):
+    with _bulk(conn, sum(rec.body_bytes for _, rec, _ident in todo) > BULK_BYTES):
         _apply_batches(conn, todo, indexed, progress)
     return len(todo), len(gone)
 
@@ -243,29 +257,72 @@ def _page_size(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA page_size").fetchone()[0])
 
 
+#: What writing one record's rows can raise that is that record's alone (a name
+#: another lane's record holds, a value SQLite cannot bind).
+_ROW_ERRORS = (sqlite3.IntegrityError, ValueError, OverflowError)
+
+
+class _Unwritable(Exception):
+    """A record of the batch could not be written; the batch is rolled back."""
+
+
 def _apply_batches(conn: sqlite3.Connection, todo, indexed: set[str], progress) -> None:
-    pending = 0
+    """Apply ``todo`` in transactions of about :data:`BATCH_BYTES` of records each.
+
+    A batch is written without savepoints: a savepoint makes FTS5 flush the terms it
+    holds in memory into a new segment, so one per record would write a segment per
+    record and merge them over and over (the build ran at half the speed). A record
+    whose rows cannot be written spoils its batch: the batch is rolled back and
+    written again a record at a time, each under a savepoint, and that record alone
+    is left out (it keeps the rows it had). ``progress(done, total)`` is told after
+    each record, the last of a batch once the batch is committed."""
+    reported = 0
+
+    def tell(done: int) -> None:
+        nonlocal reported
+        if progress is not None and done > reported:
+            reported = done
+            progress(done, len(todo))
+
+    start = 0
+    while start < len(todo):
+        end, size = start, 0
+        while end < len(todo) and size < BATCH_BYTES:
+            size += todo[end][1].body_bytes
+            end += 1
+        try:
+            _write_batch(conn, todo[start:end], indexed, lambda i: tell(start + i), careful=False)
+        except _Unwritable:
+            _write_batch(conn, todo[start:end], indexed, lambda i: tell(start + i), careful=True)
+        tell(end)
+        start = end
+
+
+def _write_batch(conn: sqlite3.Connection, batch, indexed: set[str], tell, *, careful: bool) -> None:
+    """Write ``batch`` in one transaction (see :func:`_apply_batches`); ``tell(n)``
+    after its n-th record, except the last. Raises _Unwritable (rolled back) when not
+    ``careful`` and a record cannot be written."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         next_id = _next_id(conn)
-        for i, (lane, rec) in enumerate(todo):
+        for n, (lane, rec, ident) in enumerate(batch, 1):
             try:
                 body = read_body(lane, rec)
             except Exception:  # unreadable now: left out, indexed by a later sync
                 continue
-            conn.execute("SAVEPOINT one")
+            d = derive(rec, body)
+            if careful:
+                conn.execute("SAVEPOINT one")
             try:
-                next_id = _rows(conn, lane.root_sha, derive(rec, body), next_id, fresh=rec.name not in indexed)
-            except (sqlite3.IntegrityError, ValueError, OverflowError):  # this record's rows only
-                conn.execute("ROLLBACK TO one")  # it keeps the rows it had; the others go on
-            conn.execute("RELEASE one")
-            pending += len(body)
-            if pending >= BATCH_BYTES:
-                conn.execute("COMMIT")
-                conn.execute("BEGIN IMMEDIATE")
-                pending = 0
-            if progress is not None:
-                progress(i + 1, len(todo))
+                next_id = _rows(conn, lane.root_sha, d, next_id, ident, fresh=rec.name not in indexed)
+            except _ROW_ERRORS:
+                if not careful:
+                    raise _Unwritable(rec.name) from None
+                conn.execute("ROLLBACK TO one")  # this record's rows only; the others go on
+            if careful:
+                conn.execute("RELEASE one")
+            if n < len(batch):
+                tell(n)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -6,6 +6,11 @@ names and time. A row per API response holds its four token figures, read from t
 same :class:`~abcd_daemon.reconstruct.model.Transcript` that telemetry counts (one
 parser, one definition of a response: the id Claude Code repeats on each line of
 it). Role is ``user``, ``assistant`` or ``tool`` (a turn of tool results only).
+A row per response an ``agent_progress`` line copies holds, per agent it names, the
+usage reconstruct reports apart for an agent whose transcript is not stored
+(:func:`~abcd_daemon.reconstruct.spawns.progress_responses`: the same rule), with the
+type its spawning call names; whether the agent is stored is decided when read
+(:mod:`.usage`), since its record may land later.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ import functools
 import msgspec
 
 from ..reconstruct.harness import parse_body
-from ..reconstruct.model import ASSISTANT, TEXT, THINKING, TOOL_RESULT, TOOL_USE, when_ns
+from ..reconstruct.model import ASSISTANT, TEXT, THINKING, TOOL_RESULT, TOOL_USE, Progress, Transcript, when_ns
+from ..reconstruct.placement import spawn_type
+from ..reconstruct.spawns import SPAWN_TOOLS, progress_responses
 from ..store.record import Record
 
 #: A turn's indexed text is cut here (the artefact shows the rest).
@@ -92,12 +99,42 @@ class ResponseRow:
 
 
 @dataclasses.dataclass(frozen=True)
+class CopyRow:
+    """One response of agent ``agent_id`` known from ``agent_progress`` copies (its id
+    ``line:<record>:<n>`` for a copied usage line with none)."""
+
+    agent_id: str
+    agent_type: str  # the spawning call's subagent_type ("" when unknown)
+    response: ResponseRow
+
+
+@dataclasses.dataclass(frozen=True)
 class Derived:
     """Everything the index holds for one record."""
 
     record: Record
     turns: list[TurnRow]
     responses: list[ResponseRow]
+    copies: list[CopyRow] = dataclasses.field(default_factory=list)
+
+
+def copy_rows(record: Record, t: Transcript) -> list[CopyRow]:
+    """The responses ``t``'s ``agent_progress`` lines copy, per agent they name."""
+    if not t.progress:
+        return []
+    by_agent: dict[str, list[Progress]] = {}
+    for copy in t.progress:
+        by_agent.setdefault(copy.agent, []).append(copy)
+    calls = {b.ref: b.raw for turn in t.turns for b in turn.blocks
+             if b.kind == TOOL_USE and b.name in SPAWN_TOOLS and b.ref}
+    rows = []
+    for agent, copies in by_agent.items():
+        call = next((c.call for c in copies if c.call), "")
+        kind = spawn_type(calls[call]) if call in calls else ""
+        for key, (first, (i, o, cc, cr)) in progress_responses(copies).items():
+            rid = key if first.response else f"line:{record.name}:{key[5:]}"  # unique in the session
+            rows.append(CopyRow(agent, kind, ResponseRow(rid, first.model, key_ns(first.when), i, o, cc, cr)))
+    return rows
 
 
 def derive(record: Record, body: bytes) -> Derived:
@@ -137,4 +174,4 @@ def derive(record: Record, body: bytes) -> Derived:
         responses.append(ResponseRow(rid, model, at, r.input, r.output, r.cache_creation, r.cache_read))
     for n, (i, o, cc, cr) in enumerate(t.anonymous_usage):
         responses.append(ResponseRow(f"anonymous:{record.name}:{n}", "", 0, i, o, cc, cr))
-    return Derived(record, turns, responses)
+    return Derived(record, turns, responses, copy_rows(record, t))

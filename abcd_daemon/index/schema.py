@@ -1,14 +1,20 @@
 """The index's tables, defined once (``db`` creates them, ``query`` and ``usage`` read them).
 
-- ``records``: one row per record file indexed (what ``sync`` compares with the disk);
+- ``records``: one row per record file indexed, with the file's identity when it was
+  read (inode, size, mtime: what ``sync`` compares with the disk);
 - ``turns`` + ``turn_text`` (FTS5, BM25): one row per turn with its redacted text;
   turn ids grow with the records' capture time (``sync`` indexes oldest first), so
   "newest" is "highest id";
 - ``responses``: one row per API response, keyed ``(session_id, response_id)`` — the
   responses telemetry counts, each once;
+- ``copies``: one row per response an ``agent_progress`` line copies, keyed
+  ``(session_id, agent_id, response_id)``, with the host record; read only for agents
+  of which no record is stored in the session (``records_agent``), apart from the rest;
 - ``usage_sums``: the responses of each record summed by (UTC day, model, whether the
   prompt is over the long-context threshold), written with them: ``abcd usage``
-  without a time range adds up a few rows per record instead of every response.
+  without a time range adds up a few rows per record instead of every response;
+  ``usage_sums_by_day`` covers the daily, weekly and monthly reports (read in its
+  order, nothing to sort: a third of the time over 2,000 sessions).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import functools
 
 from .pricing import LONG_PROMPT
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 4
 
 #: The UTC day of a response, in SQL ("" when it has no time).
 DAY_SQL = "CASE WHEN when_ns = 0 THEN '' ELSE strftime('%Y-%m-%d', when_ns / 1000000000, 'unixepoch') END"
@@ -45,7 +51,9 @@ DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (
     name TEXT PRIMARY KEY, root TEXT NOT NULL, session_id TEXT NOT NULL, agent_id TEXT NOT NULL,
-    agent_type TEXT NOT NULL, captured_at TEXT NOT NULL, source_sha256 TEXT NOT NULL, bytes INTEGER NOT NULL);
+    agent_type TEXT NOT NULL, captured_at TEXT NOT NULL, source_sha256 TEXT NOT NULL, bytes INTEGER NOT NULL,
+    ino INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS records_agent ON records(session_id, agent_id);
 CREATE TABLE IF NOT EXISTS turns (
     id INTEGER PRIMARY KEY, record TEXT NOT NULL, root TEXT NOT NULL, session_id TEXT NOT NULL,
     thread TEXT NOT NULL, agent_type TEXT NOT NULL, turn INTEGER NOT NULL, role TEXT NOT NULL,
@@ -58,12 +66,20 @@ CREATE TABLE IF NOT EXISTS responses (
     input INTEGER NOT NULL, output INTEGER NOT NULL, cache_creation INTEGER NOT NULL,
     cache_read INTEGER NOT NULL, PRIMARY KEY (session_id, response_id));
 CREATE INDEX IF NOT EXISTS responses_record ON responses(record);
+CREATE TABLE IF NOT EXISTS copies (
+    session_id TEXT NOT NULL, agent_id TEXT NOT NULL, response_id TEXT NOT NULL, record TEXT NOT NULL,
+    root TEXT NOT NULL, agent_type TEXT NOT NULL, model TEXT NOT NULL, when_ns INTEGER NOT NULL,
+    input INTEGER NOT NULL, output INTEGER NOT NULL, cache_creation INTEGER NOT NULL,
+    cache_read INTEGER NOT NULL, PRIMARY KEY (session_id, agent_id, response_id));
+CREATE INDEX IF NOT EXISTS copies_record ON copies(record);
 CREATE TABLE IF NOT EXISTS usage_sums (
     record TEXT NOT NULL, root TEXT NOT NULL, session_id TEXT NOT NULL, thread TEXT NOT NULL,
     agent_type TEXT NOT NULL, day TEXT NOT NULL, model TEXT NOT NULL, long INTEGER NOT NULL,
     input INTEGER NOT NULL, output INTEGER NOT NULL, cache_creation INTEGER NOT NULL,
     cache_read INTEGER NOT NULL, responses INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS usage_sums_record ON usage_sums(record);
+CREATE INDEX IF NOT EXISTS usage_sums_by_day ON usage_sums(
+    day, model, long, root, input, output, cache_creation, cache_read, responses);
 """
 
 #: Sums the responses a record's rows just added (the ones it did not share with an
@@ -72,4 +88,9 @@ SUM_RECORD = (f"INSERT INTO usage_sums SELECT record, root, session_id, thread, 
               f" {LONG_SQL}, sum(input), sum(output), sum(cache_creation), sum(cache_read), count(*)"
               " FROM responses WHERE record = ? GROUP BY 6, 7, 8")
 
-TABLES = ("turn_text", "turns", "responses", "usage_sums", "records")
+#: The copied responses of agents with no stored record in their session (usage reports
+#: them apart: a copy is never part of the totals).
+COPY_ONLY = ("copies c WHERE NOT EXISTS (SELECT 1 FROM records r"
+             " WHERE r.session_id = c.session_id AND r.agent_id = c.agent_id)")
+
+TABLES = ("turn_text", "turns", "responses", "copies", "usage_sums", "records")

@@ -11,7 +11,12 @@ Contracts:
 - cost is priced per response (``pricing``; long-context tiers apply per
   response); tokens of a model the table does not know are counted, left unpriced,
   and named in ``unpriced`` — a row's cost is then a lower bound, and says so;
-- ``breakdown`` adds per-model sub-rows inside each row.
+- ``breakdown`` adds per-model sub-rows inside each row;
+- ``apart``: the usage known only from ``agent_progress`` copies of agents no record
+  of their session holds (reconstruct's "spawned, transcript not stored"), grouped
+  and priced as the rows are (by the type the spawning call names) and never part
+  of them; an agent whose record is stored has its copies left out (its own
+  responses are in the rows). The two never share a response.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import datetime as _dt
 import sqlite3
 
 from .pricing import Pricing
-from .schema import DAY_SQL, LONG_SQL
+from .schema import COPY_ONLY, DAY_SQL, LONG_SQL
 from .values import REPORTS, Report, Row
 
 __all__ = ["REPORTS", "Report", "Row", "report"]
@@ -38,7 +43,8 @@ def _regroup(kind: str, day: str) -> str:
 
 def report(conn: sqlite3.Connection, kind: str, pricing: Pricing, *, roots: tuple[str, ...] = (),
            since_ns: int = 0, until_ns: int = 0, session: str = "") -> Report:
-    """The ``kind`` report over the responses under the filters (rows sorted by key)."""
+    """The ``kind`` report over the responses under the filters (rows sorted by key),
+    with the copy-only ``agent_progress`` usage apart, grouped the same way."""
     if kind not in REPORTS:
         raise ValueError(f"unknown report {kind!r}; one of {', '.join(REPORTS)}")
     where, args = [], []
@@ -58,10 +64,8 @@ def report(conn: sqlite3.Connection, kind: str, pricing: Pricing, *, roots: tupl
     # threshold): cost is linear in each figure, so pricing the sums is exact. Without
     # a time range the per-record sums answer (the same figures, far fewer rows).
     timed = bool(since_ns or until_ns)
-    day = DAY_SQL if timed else "day"
-    group = {"daily": day, "weekly": day, "monthly": day, "session": "session_id", "repo": "root",
-             "model": "model", "agent-type": "CASE WHEN thread = '' THEN 'main' ELSE agent_type END",
-             "agent": "CASE WHEN thread = '' THEN 'main' ELSE thread END"}[kind]
+    group = _group(kind, DAY_SQL if timed else "day", "CASE WHEN thread = '' THEN 'main' ELSE agent_type END",
+                   "CASE WHEN thread = '' THEN 'main' ELSE thread END")
     if timed:
         sql = (f"SELECT {group}, model, {LONG_SQL}, sum(input), sum(output), sum(cache_creation),"
                " sum(cache_read), count(*) FROM responses")
@@ -69,9 +73,27 @@ def report(conn: sqlite3.Connection, kind: str, pricing: Pricing, *, roots: tupl
         sql = (f"SELECT {group}, model, long, sum(input), sum(output), sum(cache_creation), sum(cache_read),"
                " sum(responses) FROM usage_sums")
     sql += (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY 1, 2, 3"
-    rows: dict[str, Row] = {}
     unpriced: set[str] = set()
-    for key, model, long, i, o, cw, cr, n in conn.execute(sql, args):
+    rows = _rows(kind, conn.execute(sql, args), pricing, unpriced)
+    sql = (f"SELECT {_group(kind, DAY_SQL, 'agent_type', 'agent_id')}, model, {LONG_SQL}, sum(input), sum(output),"
+           f" sum(cache_creation), sum(cache_read), count(*) FROM {COPY_ONLY}"
+           + "".join(f" AND {w}" for w in where) + " GROUP BY 1, 2, 3")
+    apart = _rows(kind, conn.execute(sql, args), pricing, unpriced)
+    return Report(kind, rows, sorted(unpriced), pricing.as_of, apart=apart)
+
+
+def _group(kind: str, day: str, agent_type: str, agent: str) -> str:
+    """What the ``kind`` report groups by, in SQL (daily, weekly and monthly by ``day``,
+    regrouped after; ``agent_type`` and ``agent`` as the table at hand spells them)."""
+    return {"session": "session_id", "repo": "root", "model": "model", "agent-type": agent_type,
+            "agent": agent}.get(kind, day)
+
+
+def _rows(kind: str, sums, pricing: Pricing, unpriced: set[str]) -> list[Row]:
+    """Report rows from ``(key, model, long, input, output, cache write, cache read,
+    responses)`` sums, priced; unpriced models are added to ``unpriced``."""
+    rows: dict[str, Row] = {}
+    for key, model, long, i, o, cw, cr, n in sums:
         if kind in ("weekly", "monthly"):
             key = _regroup(kind, key)
         elif kind == "agent-type" and not key:
@@ -85,4 +107,4 @@ def report(conn: sqlite3.Connection, kind: str, pricing: Pricing, *, roots: tupl
         row = rows.setdefault(key or "(no time)", Row(key or "(no time)"))
         row.add(i, o, cw, cr, cost, n)
         row.models.setdefault(name, Row(name)).add(i, o, cw, cr, cost, n)
-    return Report(kind, [rows[k] for k in sorted(rows)], sorted(unpriced), pricing.as_of)
+    return [rows[k] for k in sorted(rows)]

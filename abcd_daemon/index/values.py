@@ -86,6 +86,9 @@ class Report(msgspec.Struct):
     rows: list[Row]
     unpriced: list[str]
     pricing_as_of: str
+    #: usage known only from agent_progress copies of agents whose transcript is not
+    #: stored: never part of ``rows`` (:mod:`.usage`)
+    apart: list[Row] = msgspec.field(default_factory=list)
 
 
 class SessionSummary(msgspec.Struct):

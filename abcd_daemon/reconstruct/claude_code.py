@@ -164,7 +164,7 @@ def _result(raw: msgspec.Raw) -> _Result:
 
 def _progress(raw: bytes) -> Progress | None:
     """What an ``agent_progress`` line names: the agent, the spawning call and the
-    copied response's id and usage. None when it names no agent."""
+    copied response's id, usage and model. None when it names no agent."""
     try:
         line = _DECODE_PROGRESS(raw)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
@@ -178,7 +178,8 @@ def _progress(raw: bytes) -> Progress | None:
         text_of(data.agentId), text_of(line.parentToolUseID), "",
         text_of(copied.id) if copied is not None else "",
         usage_of(usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens,
-                 usage.cache_read_input_tokens) if usage is not None else None)
+                 usage.cache_read_input_tokens) if usage is not None else None,
+        text_of(copied.model) if copied is not None else "")
 
 
 def _lenient(value: object, builder: ThreadBuilder) -> _Line | None:

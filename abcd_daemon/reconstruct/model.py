@@ -102,18 +102,19 @@ class Response:
 class Progress:
     """One ``agent_progress`` line: a copy of a sub-agent's line in its host's file.
     ``agent`` the agent it names, ``call`` the spawning tool call it names
-    (``parentToolUseID``), ``response`` and ``usage`` the copied response's id and usage
-    (``""``/None when it copies no usage)."""
+    (``parentToolUseID``), ``response``, ``usage`` and ``model`` the copied response's id,
+    usage and model (``""``/None when it copies no usage)."""
 
-    __slots__ = ("agent", "call", "when", "response", "usage")
+    __slots__ = ("agent", "call", "when", "response", "usage", "model")
 
     def __init__(self, agent: str, call: str, when: str, response: str,
-                 usage: Usage | None) -> None:
+                 usage: Usage | None, model: str = "") -> None:
         self.agent = agent
         self.call = call
         self.when = when
         self.response = response
         self.usage = usage
+        self.model = model
 
 
 class Transcript:

@@ -29,25 +29,33 @@ SPAWN_TOOLS = frozenset({"Task", "Agent"})
 _NAMED = re.compile(r"\bagentId: ([A-Za-z0-9_-]{1,128})")
 
 
-def progress_tokens(copies: list[Progress]) -> TokenCounts:
-    """The usage ``copies`` carry, counted by the telemetry's rule (module docstring)."""
-    by_response: dict[str, list[int]] = {}
-    tokens = TokenCounts()
+def progress_responses(copies: list[Progress]) -> dict[str, tuple[Progress, list[int]]]:
+    """The responses ``copies`` carry, by the telemetry's rule (module docstring): key
+    (the response id, ``line:<n>`` for the n-th usage line with none) → (its first
+    copy, [input, output, cache creation, cache read])."""
+    out: dict[str, tuple[Progress, list[int]]] = {}
+    lines = 0
     for copy in copies:
         if copy.usage is None:
             continue
-        tokens.usage_lines_seen += 1
-        if copy.response:
-            seen = by_response.setdefault(copy.response, [0, 0, 0, 0])
-            by_response[copy.response] = [max(a, b) for a, b in zip(seen, copy.usage)]
-        else:
-            by_response[f"line:{tokens.usage_lines_seen}"] = list(copy.usage)
-    for i, o, cc, cr in by_response.values():
+        lines += 1
+        key = copy.response or f"line:{lines}"
+        first, seen = out.get(key, (copy, [0, 0, 0, 0]))
+        out[key] = (first, [max(a, b) for a, b in zip(seen, copy.usage)])
+    return out
+
+
+def progress_tokens(copies: list[Progress]) -> TokenCounts:
+    """The usage ``copies`` carry, counted by the telemetry's rule (module docstring)."""
+    tokens = TokenCounts()
+    tokens.usage_lines_seen = sum(1 for copy in copies if copy.usage is not None)
+    responses = progress_responses(copies)
+    for _first, (i, o, cc, cr) in responses.values():
         tokens.input += i
         tokens.output += o
         tokens.cache_creation_input += cc
         tokens.cache_read_input += cr
-    tokens.api_responses = sum(1 for key in by_response if not key.startswith("line:"))
+    tokens.api_responses = sum(1 for key in responses if not key.startswith("line:"))
     tokens.total = (tokens.input + tokens.output + tokens.cache_creation_input
                     + tokens.cache_read_input)
     return tokens

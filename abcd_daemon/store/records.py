@@ -53,8 +53,17 @@ _CACHE_LOCK = threading.Lock()
 _CACHE_MAX = 200_000
 
 
-def _cached_header(path: str, st: os.stat_result) -> Record:
-    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+def file_identity(st: os.stat_result) -> tuple[int, int, int]:
+    """What changes when a record file is replaced: (inode, size, mtime). Records are
+    written once and never modified in place, so an unchanged identity is an
+    unchanged record (the header cache and the index's sync both rely on it)."""
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def cached_header(path: str, st: os.stat_result) -> Record:
+    """The header of the record file at ``path`` whose ``stat`` is ``st``, read once per
+    :func:`file_identity`. Raises OSError, ReadRefused or RecordFormatError."""
+    key = file_identity(st)
     with _CACHE_LOCK:
         hit = _CACHE.get(path)
     if hit is not None and hit[0] == key:
@@ -73,9 +82,9 @@ def list_records(lane: Lane) -> list[Record]:
     return _newest_first(scan_records(lane))
 
 
-def scan_records(lane: Lane) -> list[Record]:
-    """:func:`list_records` in directory order (no sort: ordering parses every
-    record's time, which a caller that only compares the set need not pay)."""
+def scan_files(lane: Lane) -> list[tuple[str, str, os.stat_result]]:
+    """``(name, path, stat)`` of every record file of the lane (a regular ``.md`` file,
+    not hidden) in directory order, without reading any; ``[]`` for an absent lane."""
     try:
         entries = list(os.scandir(lane.records))
     except (FileNotFoundError, NotADirectoryError):
@@ -87,9 +96,20 @@ def scan_records(lane: Lane) -> list[Record]:
             continue
         try:
             st = entry.stat(follow_symlinks=False)
-            if not stat.S_ISREG(st.st_mode):
-                continue
-            out.append(_cached_header(entry.path, st))
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            out.append((name, entry.path, st))
+    return out
+
+
+def scan_records(lane: Lane) -> list[Record]:
+    """:func:`list_records` in directory order (no sort: ordering parses every
+    record's time, which a caller that only compares the set need not pay)."""
+    out = []
+    for _name, path, st in scan_files(lane):
+        try:
+            out.append(cached_header(path, st))
         except (OSError, ReadRefused, RecordFormatError):
             continue
     return out

@@ -31,20 +31,31 @@ def _store_all(home, sha) -> tuple[Lane, list[str]]:
 
 
 def test_usage_session_json_equals_reconstruct_telemetry_for_every_real_fixture_session(home, repo):
+    """Stored usage equals the telemetry's totals, and copy-only agent_progress usage
+    the telemetry's missing agents' (none of the real fixtures has agent_progress
+    lines: tests/index/test_copy_only_usage.py builds one)."""
     checkout, sha = repo
     lane, stored = _store_all(home, sha)
     out = subprocess.run([sys.executable, "-m", "abcd_client", "usage", "session", "--json"], cwd=checkout,
                          capture_output=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    rows = {r["key"]: r for r in json.loads(out.stdout)["rows"]}
+    doc = json.loads(out.stdout)
+    rows = {r["key"]: r for r in doc["rows"]}
+    apart = {r["key"]: r for r in doc["copy_only_agent_progress"]}
     checked = 0
     for session in stored:
-        t = reconstruct(lane, ReconstructOptions(session_id=session), now_ns=1).telemetry.tokens
+        telemetry = reconstruct(lane, ReconstructOptions(session_id=session), now_ns=1).telemetry
+        t = telemetry.tokens
         want = (t.input, t.output, t.cache_creation_input, t.cache_read_input)
         row = rows.get(session)
         got = tuple(row[f] for f in FIELDS) if row else (0, 0, 0, 0)
         assert got == want, session
         checked += bool(row)
+        copies = [m.progress_tokens for m in telemetry.completeness.missing_agents]
+        want = tuple(sum(getattr(k, f) for k in copies) for f in
+                     ("input", "output", "cache_creation_input", "cache_read_input"))
+        row = apart.get(session)
+        assert (tuple(row[f] for f in FIELDS) if row else (0, 0, 0, 0)) == want, session
     assert checked >= 20 and set(rows) <= set(stored)
 
 

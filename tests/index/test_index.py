@@ -264,6 +264,12 @@ def test_a_record_the_index_cannot_hold_is_left_out_and_the_sync_goes_on(home, r
     assert hits == {"far-future": "", "twin": "2026-01-01 00:00:00", "after-the-twin": "2026-01-02 00:00:00"}
     assert sorted(r[0] for r in conn.execute("SELECT session_id FROM records")) == [
         "after-the-twin", "far-future", "twin"]  # the twin once: the second lane's copy is left out
+    owner = "SELECT root FROM records WHERE session_id = 'twin'"
+    [(first,)] = conn.execute(owner).fetchall()
+    assert sync(conn, home) == (0, 0)  # the copy another lane holds is not tried again
+    for lane in (one, two):  # nor taken over by a sync of one lane
+        sync(conn, home, lanes=[lane])
+        assert conn.execute(owner).fetchall() == [(first,)]
 
 
 def test_a_tool_call_is_found_by_the_words_of_its_input_not_its_json_escapes(home, repo):

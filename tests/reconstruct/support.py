@@ -197,3 +197,33 @@ def section(markdown: str, heading: str) -> str:
     end = next((i for i in range(start + 1, len(lines))
                 if lines[i][0].startswith("## ") and not lines[i][1]), len(lines))
     return "\n".join(line for line, _ in lines[start:end])
+
+
+def agent_progress(main: CC, agent: str, call: str, msg_id: str, u: dict) -> CC:
+    """An ``agent_progress`` line in ``main`` copying response ``msg_id`` of ``agent``
+    (spawned by tool call ``call``) with usage ``u``."""
+    copy = {"type": "assistant", "message": {"id": msg_id, "type": "message",
+            "role": "assistant", "model": "claude-opus-4-7", "content": [text_block("w")],
+            "usage": u, "stop_reason": None}}
+    return main.other("progress", parentToolUseID=call, toolUseID=f"agent_msg_{msg_id}",
+                      data={"type": "agent_progress", "agentId": agent, "message": copy})
+
+
+def lost_agent_session(**kept_lineage) -> list[tuple[Record, bytes]]:
+    """Main: a stored agent (kept1, Explore) and one whose transcript was never stored
+    (lost1, Plan), whose responses reached the main file only as agent_progress copies
+    (3 lines, 2 responses: 12, 73, 104, 1005 tokens); kept1's record has
+    ``kept_lineage``. [main record, kept1 record]."""
+    main = (CC().user("two agents")
+            .assistant("m1", tool_use("tu_kept", "Agent", subagent_type="Explore", prompt="a"),
+                       tool_use("tu_lost", "Agent", subagent_type="Plan", prompt="b"),
+                       usage=usage(1, 1, 1, 1), stop="tool_use"))
+    agent_progress(main, "lost1", "tu_lost", "p1", usage(10, 5, 100, 1000))
+    agent_progress(main, "lost1", "tu_lost", "p1", usage(10, 70, 100, 1000))  # same response
+    agent_progress(main, "lost1", "tu_lost", "p2", usage(2, 3, 4, 5))
+    agent_progress(main, "kept1", "tu_kept", "k1", usage(7, 7, 7, 7))
+    main.result("tu_kept", "kept done", agent_id="kept1")
+    main.result("tu_lost", "lost done", agent_id="lost1")
+    main.say("m2", "both done", usage=usage(1, 1, 1, 1))
+    kept = CC(agent_id="kept1", start=2).user("a").say("k1", "found", usage=usage(7, 7, 7, 7))
+    return [record(main.body()), record(kept.body(), "kept1", **kept_lineage)]

@@ -3,38 +3,12 @@ at their spawn, and their agent_progress-only usage stated apart from the totals
 
 from __future__ import annotations
 
-from .support import (CC, outside_fences, record, run, section, text, text_block, tool_use,
-                      usage)
-
-
-def _progress(main: CC, agent: str, call: str, msg_id: str, u: dict) -> CC:
-    copy = {"type": "assistant", "message": {"id": msg_id, "type": "message",
-            "role": "assistant", "model": "claude-opus-4-7", "content": [text_block("w")],
-            "usage": u, "stop_reason": None}}
-    return main.other("progress", parentToolUseID=call, toolUseID=f"agent_msg_{msg_id}",
-                      data={"type": "agent_progress", "agentId": agent, "message": copy})
-
-
-def _session_with_a_lost_agent():
-    """Main: a stored agent (kept1) and one whose transcript was never stored (lost1),
-    whose responses reached the main file only as agent_progress copies."""
-    main = (CC().user("two agents")
-            .assistant("m1", tool_use("tu_kept", "Agent", subagent_type="Explore", prompt="a"),
-                       tool_use("tu_lost", "Agent", subagent_type="Plan", prompt="b"),
-                       usage=usage(1, 1, 1, 1), stop="tool_use"))
-    _progress(main, "lost1", "tu_lost", "p1", usage(10, 5, 100, 1000))
-    _progress(main, "lost1", "tu_lost", "p1", usage(10, 70, 100, 1000))  # same response
-    _progress(main, "lost1", "tu_lost", "p2", usage(2, 3, 4, 5))
-    _progress(main, "kept1", "tu_kept", "k1", usage(7, 7, 7, 7))
-    main.result("tu_kept", "kept done", agent_id="kept1")
-    main.result("tu_lost", "lost done", agent_id="lost1")
-    main.say("m2", "both done", usage=usage(1, 1, 1, 1))
-    kept = CC(agent_id="kept1", start=2).user("a").say("k1", "found", usage=usage(7, 7, 7, 7))
-    return [record(main.body()), record(kept.body(), "kept1", spawn_attribution="unattributed")]
+from .support import (CC, agent_progress, lost_agent_session, outside_fences, record, run, section,
+                      text, tool_use, usage)
 
 
 def test_a_spawn_with_no_stored_transcript_is_listed_with_its_agent_progress_usage_apart():
-    r = run(_session_with_a_lost_agent())
+    r = run(lost_agent_session(spawn_attribution="unattributed"))
     t, c = r.telemetry, r.telemetry.completeness
     [lost] = c.missing_agents
     assert (lost.agent_id, lost.agent_type, lost.spawned_in, lost.spawned_at_turn,
@@ -111,8 +85,8 @@ def test_a_stored_agent_is_never_reported_missing_however_it_was_named():
 
 def test_agent_progress_naming_no_spawn_call_still_reports_its_agent_and_usage():
     main = CC().user("go").say("m1", "working", usage=usage())
-    _progress(main, "ghost1", "", "g1", usage(1, 2, 3, 4))
-    _progress(main, "ghost1", "", "g2", {"input_tokens": 5})
+    agent_progress(main, "ghost1", "", "g1", usage(1, 2, 3, 4))
+    agent_progress(main, "ghost1", "", "g2", {"input_tokens": 5})
     r = run([record(main.body())])
     [ghost] = r.telemetry.completeness.missing_agents
     assert (ghost.agent_id, ghost.spawned_at_turn, ghost.spawned_in) == ("ghost1", 0, "")

@@ -235,7 +235,7 @@ def build_corpus(seed: int = SEED, target: int = TARGET_BYTES):
 def naive(scanner, text: bytes) -> float:
     """Every rule's regex over the whole text, one rule at a time (no prefilter,
     no windows)."""
-    from abcd_daemon.scanner.engine import LINEAR_SOURCES
+    from abcd_daemon.scanner.compiled import LINEAR_SOURCES
     from abcd_daemon.scanner.linear import compile_linear
 
     # The same engine per rule as the pipeline: RE2 for the ruleset, ours in re.

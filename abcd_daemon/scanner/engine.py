@@ -6,9 +6,11 @@ gives every keyword hit with the rules worth trying there — a gated rule only 
 line the gate names, so the loop never sees the hits of a rule that cannot match on
 their line. Each rule's regex then runs only in a bounded window around its own hits
 (``rules`` module docstring states the window contract), with a per-rule high-water
-mark so overlapping hits do not rescan; a keyword-less rule is searched over the
-lines the gate names for it. Lines holding a view trigger are also scanned through
-their decoded views (``views``) and the hits mapped back to whole raw escape units.
+mark so overlapping hits do not rescan; a provider rule, and a generic rule that
+says ``search="neighbourhood"``, once per neighbourhood of its hits instead; a
+keyword-less rule is searched over the lines the gate names for it. Lines holding a
+view trigger are also scanned through their decoded views (``views``) and the hits
+mapped back to whole raw escape units.
 
 What is gated (``Scanner.__init__``): the ruleset and our generic rules by their
 RE2 pattern (RE2 judges assertions on the whole buffer, so a window never makes a
@@ -37,18 +39,17 @@ once per view.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import re
 from collections.abc import Callable, Sequence
 
-from .checks import CHECKS, Context
+from .checks import Context
+from .compiled import GATED_SOURCES, PROVIDER_BACK, PROVIDER_REACH, Compiled, Finding
 from .gate import Gate, superset_pattern
 from .escapes import after_escape, align_to_units, backslash_run, boundary_before
 from .spaced import spaced
-from .linear import Linear, fast_linear
 from .pem import consume_block
 from .prefilter import VIEW, Prefilter
-from .rules import IDENTITY_KINDS, PEM_KIND, PLACEHOLDERS, Rule
+from .rules import IDENTITY_KINDS, PLACEHOLDERS, Rule
 from .values import already_masked, is_placeholder
 from .views import view_ranges, views_for
 from .windows import lowered_windows
@@ -60,10 +61,6 @@ FALLBACK_KINDS = frozenset({"token:bare", "token:prefixed_body"})
 FALLBACK_SLACK = 8
 
 _TICK_EVERY = 1024
-#: A provider rule is searched from this many bytes before its keyword hit …
-PROVIDER_BACK = 256
-#: … to this many after it (then to the next delimiter, at most _DELIM_SEARCH on).
-PROVIDER_REACH = 1024
 _DELIM_SEARCH = 8192
 _DELIMS = re.compile(rb"""[\s"',;<>]""")
 
@@ -129,83 +126,6 @@ _MAX_TRIES = 16
 HOME_SELF = "home_path_self"
 
 
-@dataclasses.dataclass(frozen=True)
-class Finding:
-    """A span ``[start, end)`` of the scanned bytes, whole escape units.
-
-    ``block`` is set on a PEM header whose body runs over the following lines:
-    ``(start, end, nlines)`` of the lines the mask replaces with one placeholder."""
-
-    start: int
-    end: int
-    kind: str
-    severity: str
-    rule: str = ""
-    block: tuple[int, int, int] | None = None
-
-
-#: Rules compiled with RE2 (linear time) rather than ``re``: the ones abcd did not
-#: write and test itself.
-LINEAR_SOURCES = frozenset({"provider", "addition", "generic"})
-#: Rules behind the Vectorscan gate: the fixed ones (an addition changes per config).
-GATED_SOURCES = frozenset({"provider", "generic"})
-
-
-class _Compiled:
-    __slots__ = ("rule", "rx", "check", "back", "reach", "anchor", "anchor_set", "word", "match_only", "is_pem",
-                 "near", "near_count", "clip", "literal", "whole_line", "groups", "linear", "spaced")
-
-    def __init__(self, rule: Rule) -> None:
-        flags = re.IGNORECASE if rule.ignorecase else 0
-        self.rule = rule
-        if rule.source in LINEAR_SOURCES:
-            self.rx = fast_linear(rule.regex, rule.ignorecase)
-        else:
-            self.rx = re.compile(rule.regex.encode("utf-8"), flags)
-        self.groups = self.rx.groups
-        self.linear = isinstance(self.rx, Linear)  # searched with a cheap start test
-        # Rules abcd did not write read the buffer's ``spaced`` copy (escaped
-        # whitespace read as whitespace); abcd's own rules judge escapes themselves.
-        self.spaced = rule.source in LINEAR_SOURCES
-        # A provider rule is searched over the whole line of its hit, once per line:
-        # its pattern, not a window, decides where the secret starts.
-        # (Also a generic rule with no keyword: it is a shape, tried on every line.)
-        neighbourhood = _neighbourhood_searched(rule)  # (raises for a rule that cannot be)
-        self.whole_line = rule.source == "provider" or (rule.source == "generic" and not rule.keywords) \
-            or neighbourhood
-        self.check = CHECKS[rule.check] if rule.check else None
-        self.back = rule.back
-        self.reach = rule.reach
-        # anchor: the byte class of the run a match starts at (see rules docstring)
-        self.anchor = bool(rule.anchor)
-        self.anchor_set: frozenset[int] = frozenset()
-        if rule.anchor:
-            cls = re.compile(b"[" + rule.anchor.encode("utf-8") + b"]")
-            self.anchor_set = frozenset(i for i in range(256) if cls.fullmatch(bytes([i])))
-        self.word = rule.boundary == "word"
-        self.match_only = not rule.back and not rule.anchor
-        self.is_pem = rule.kind == PEM_KIND
-        self.near = rule.near.encode("utf-8")
-        self.near_count = rule.near_count
-        # Bundled regexes never match a newline (tested); an addition's might.
-        self.clip = rule.source == "addition"
-        # Identity literals: the match is the keyword itself (or inside it).
-        self.literal = rule.source in ("identity.emails", "identity.names", "identity.github", "identity.user")
-
-
-def _neighbourhood_searched(rule: Rule) -> bool:
-    """A keyworded rule searched like a provider rule, once per neighbourhood of its
-    hits (``Rule.search``): its windows must fit the neighbourhood (``back`` ≤
-    PROVIDER_BACK, ``reach`` ≤ PROVIDER_REACH) and it must need none of the per-hit
-    tests (word boundary, anchor, ``near``)."""
-    if rule.search != "neighbourhood":
-        return False
-    if not (rule.keywords and rule.back <= PROVIDER_BACK and rule.reach <= PROVIDER_REACH
-            and not rule.boundary and not rule.anchor and not rule.near_count):
-        raise ValueError(f"rule {rule.name!r} cannot be searched by neighbourhood")
-    return True
-
-
 class Scanner:
     """A compiled rule set. ``degraded`` is ``""`` when whole, else why it is not
     (a degraded scanner still scans, but ``redact_text`` refuses to use it)."""
@@ -217,7 +137,7 @@ class Scanner:
         self.label = label
         self.rules = tuple(rules)
         self._ctx = ctx
-        self._comp = [_Compiled(r) for r in self.rules]
+        self._comp = [Compiled(r) for r in self.rules]
         # Rules with no keyword the prefilter could use run over every line.
         self._every_line = [i for i, c in enumerate(self._comp) if c.whole_line and not c.rule.keywords]
         # Gated rules are tried only on a line where one Vectorscan pass says they
@@ -253,7 +173,7 @@ class Scanner:
         #: cover (but for ``FALLBACK_SLACK`` bytes) is dropped — the rule that knows
         #: the token's format labels it, and its severity decides.
         self._fallback = frozenset(i for i, r in enumerate(self.rules) if r.kind in FALLBACK_KINDS)
-        self._home: tuple[int, _Compiled] | bool | None = None  # home_sweep's rule, lazily
+        self._home: tuple[int, Compiled] | bool | None = None  # home_sweep's rule, lazily
         # Equal spans: identity kinds first (PLACEHOLDERS order), then table order.
         order = {k: i for i, k in enumerate(PLACEHOLDERS)}
         self._priority = [order.get(r.kind, len(order) + i) for i, r in enumerate(self.rules)]
@@ -435,7 +355,7 @@ class Scanner:
         return out
 
     @staticmethod
-    def _line_matches(c: _Compiled, ci: int, buf: bytes, ls: int, le: int, out: list, ends: set[int],
+    def _line_matches(c: Compiled, ci: int, buf: bytes, ls: int, le: int, out: list, ends: set[int],
                       ctx) -> None:
         """Every acceptable match of ``c`` in ``buf[ls:le]`` (RE2, never across a
         line). The masked span is the first capture group that took part in the
@@ -477,7 +397,7 @@ class Scanner:
             out.append((span[0], span[1], ci, None))
             ends.add(span[1])
 
-    def _try(self, c: _Compiled, buf: bytes, ws: int, s: int, we: int, n: int, ctx, ends: set[int]):
+    def _try(self, c: Compiled, buf: bytes, ws: int, s: int, we: int, n: int, ctx, ends: set[int]):
         """``(match, masked span)`` for the hit at ``s``, or ``(None, skip_to)``:
         an anchored rule whose candidate was rejected may skip hits before
         ``skip_to`` (they start the same run); otherwise ``skip_to`` is 0."""
@@ -502,7 +422,7 @@ class Scanner:
         return None, 0
 
     @staticmethod
-    def _accept(c: _Compiled, buf: bytes, m: re.Match[bytes], we: int, n: int, ctx, ends: set[int]):
+    def _accept(c: Compiled, buf: bytes, m: re.Match[bytes], we: int, n: int, ctx, ends: set[int]):
         m = _to_line_end(c.rx, buf, m, we)
         if c.word and not boundary_before(buf, m.start()) and m.start() not in ends:
             return None  # no leading boundary, unless a finding just ended there

@@ -114,7 +114,7 @@ class Rule:
     longest: int = 0
     #: How a keyworded rule is searched: ``"hits"``, in a window around each keyword
     #: hit (``back``/``reach``); ``"neighbourhood"``, once per neighbourhood of its
-    #: hits, as a provider rule (``engine.PROVIDER_BACK``/``PROVIDER_REACH``; the
+    #: hits, as a provider rule (``compiled.PROVIDER_BACK``/``PROVIDER_REACH``; the
     #: leftmost acceptable matches, never one starting inside a match already taken
     #: or rejected) — for rules whose keywords fill transcripts (``token`` in every
     #: ``input_tokens``), where a search per hit is most of the scan.

@@ -86,7 +86,7 @@ def test_only_rules_whose_windows_fit_a_neighbourhood_are_searched_by_one():
     neighbourhood is refused, not silently searched another way."""
     import dataclasses
 
-    from abcd_daemon.scanner.engine import _Compiled
+    from abcd_daemon.scanner.compiled import Compiled as _Compiled
 
     by_name = {r.name: r for r in GENERIC_RULES}
     assert {n for n, r in by_name.items() if r.search == "neighbourhood"} == {"secret_assignment", "secret_flag"}

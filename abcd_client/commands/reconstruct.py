@@ -50,10 +50,29 @@ def _reconstruct(session_id: str, mode: str, max_block_bytes: int, out_dir: str 
     from abcd_daemon.wire.messages import ReconstructRequest
 
     lane = runtime.lane()
-    answered = ask(ReconstructRequest(root_sha=lane.root_sha, session_id=session_id,
-                                      mode=mode, max_block_bytes=max_block_bytes), stream=True)
-    if answered is not None:
-        return served(*answered), None
+    request = ReconstructRequest(root_sha=lane.root_sha, session_id=session_id, mode=mode,
+                                 max_block_bytes=max_block_bytes)
+    if out_dir:  # the served artefact goes into --out as it arrives, never held whole
+        from abcd_client.connect import ask_into
+        from abcd_client.reconstruct_files import write_pair_streamed
+
+        class _NoDaemon(Exception):
+            pass
+
+        def from_daemon(sink, _spill):
+            head = ask_into(request, sink.write)
+            if head is None:
+                raise _NoDaemon
+            return served(head, b"")
+
+        try:
+            return write_pair_streamed(out_dir, from_daemon)
+        except _NoDaemon:
+            pass
+    else:
+        answered = ask(request, stream=True)
+        if answered is not None:
+            return served(*answered), None
     from abcd_daemon.reconstruct import ReconstructOptions, reconstruct
     from abcd_daemon.store.sessions import expand_session
 

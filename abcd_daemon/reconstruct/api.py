@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ..errors import AbcdError, NotFoundError
 from ..ids import check_root_sha
+from ..limits import STREAM_ABOVE
 from ..store.lane import Lane
 from ..store.empty_mains import main_was_empty
 from ..store.record import Record
@@ -29,11 +30,6 @@ from .schema import ReconstructOptions, Reconstruction
 from .selection import select
 from .spawns import missing_agents
 from .telemetry import measure
-
-
-#: A record body larger than this is read lean and streamed (:mod:`.lean`,
-#: :mod:`.refill`) instead of loaded: a body in memory costs several times its size.
-STREAM_ABOVE = 16 << 20
 
 
 def artefact_name(session_id: str) -> str:

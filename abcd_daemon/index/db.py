@@ -18,15 +18,18 @@ Contracts:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import sqlite3
 import stat
 from collections.abc import Callable, Iterable
 
 from .. import safedir
+from ..limits import STREAM_ABOVE
 from ..store.lane import Lane, list_lanes
+from ..store.body import body_of
 from ..store.records import read_body, scan_records
-from .derive import Derived, derive
+from .derive import Derived, derive, derive_lean
 from .pricing import LONG_PROMPT
 from .schema import DDL, SCHEMA_VERSION, SUM_RECORD, TABLES, utc_day
 
@@ -135,6 +138,10 @@ def apply(conn: sqlite3.Connection, root: str, d: Derived) -> None:
         _rows(conn, root, d, _next_id(conn))
 
 
+#: Turn rows written per ``executemany``.
+_ROW_BATCH = 2000
+
+
 def _next_id(conn: sqlite3.Connection) -> int:
     """The first free turn id (inside a write transaction: no other writer moves it)."""
     return conn.execute("SELECT coalesce(max(id), 0) + 1 FROM turns").fetchone()[0]
@@ -150,11 +157,17 @@ def _rows(conn: sqlite3.Connection, root: str, d: Derived, next_id: int, fresh: 
         _delete(conn, r.name)
     conn.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?)",
                  (r.name, root, r.session_id, thread, r.agent_type, r.captured_at, r.source_sha256, r.body_bytes))
-    ids = range(next_id, next_id + len(d.turns))
-    conn.executemany("INSERT INTO turns VALUES (?,?,?,?,?,?,?,?,?,?)",
-                     [(i, r.name, root, r.session_id, thread, r.agent_type, t.turn, t.role, t.tools, t.when_ns)
-                      for i, t in zip(ids, d.turns)])
-    conn.executemany("INSERT INTO turn_text (rowid, text) VALUES (?, ?)", [(i, t.text) for i, t in zip(ids, d.turns)])
+    turns = iter(d.turns)
+    while True:  # in batches: the turns of a body read lean are made as they are written
+        batch = list(itertools.islice(turns, _ROW_BATCH))
+        if not batch:
+            break
+        ids = range(next_id, next_id + len(batch))
+        conn.executemany("INSERT INTO turns VALUES (?,?,?,?,?,?,?,?,?,?)",
+                         [(i, r.name, root, r.session_id, thread, r.agent_type, t.turn, t.role, t.tools, t.when_ns)
+                          for i, t in zip(ids, batch)])
+        conn.executemany("INSERT INTO turn_text (rowid, text) VALUES (?, ?)", [(i, t.text) for i, t in zip(ids, batch)])
+        next_id += len(batch)
     before = conn.total_changes
     conn.executemany(
         "INSERT OR IGNORE INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -174,7 +187,7 @@ def _rows(conn: sqlite3.Connection, root: str, d: Derived, next_id: int, fresh: 
                          [(r.name, root, r.session_id, thread, r.agent_type, *k, *v) for k, v in sums.items()])
     else:  # some were already another record's (a copy in the same session): the rows decide
         conn.execute(SUM_RECORD, (r.name,))
-    return next_id + len(d.turns)
+    return next_id
 
 
 def remove(conn: sqlite3.Connection, name: str) -> None:
@@ -250,16 +263,24 @@ def _apply_batches(conn: sqlite3.Connection, todo, indexed: set[str], progress) 
         next_id = _next_id(conn)
         for i, (lane, rec) in enumerate(todo):
             try:
-                body = read_body(lane, rec)
+                if rec.body_bytes > STREAM_ABOVE:  # read lean, rows made as they are written
+                    body = body_of(lane, rec)
+                    derived, size = derive_lean(rec, body), body.length
+                else:
+                    body = read_body(lane, rec)
+                    derived, size = derive(rec, body), len(body)
             except Exception:  # unreadable now: left out, indexed by a later sync
                 continue
             conn.execute("SAVEPOINT one")
             try:
-                next_id = _rows(conn, lane.root_sha, derive(rec, body), next_id, fresh=rec.name not in indexed)
+                next_id = _rows(conn, lane.root_sha, derived, next_id, fresh=rec.name not in indexed)
             except (sqlite3.IntegrityError, ValueError, OverflowError):  # this record's rows only
                 conn.execute("ROLLBACK TO one")  # it keeps the rows it had; the others go on
+            except Exception:  # the body could not be read again mid-way: left out, as above
+                conn.execute("ROLLBACK TO one")
             conn.execute("RELEASE one")
-            pending += len(body)
+            del derived, body
+            pending += size
             if pending >= BATCH_BYTES:
                 conn.execute("COMMIT")
                 conn.execute("BEGIN IMMEDIATE")

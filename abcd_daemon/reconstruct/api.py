@@ -5,7 +5,8 @@
   no clock (``now_ns`` stamps the telemetry's ``generated_at`` and nothing else), writes
   nothing and knows no path except record basenames.
 - :func:`reconstruct` loads one session's records from a lane (the only I/O here:
-  listing and guarded reads) and calls the core.
+  listing and guarded reads; a body over ``STREAM_ABOVE`` is handed on as a source read
+  on demand, never loaded) and calls the core.
 
 The same records always give the same artefact bytes (invariant 6); only
 ``generated_at`` in the telemetry depends on ``now_ns``.

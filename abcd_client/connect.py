@@ -84,6 +84,16 @@ class DaemonClient:
                 raise ProtocolError(f"expected a chunk, got {type(message).__name__}")
             parts.append(message.data)
 
+    def chunks(self):
+        """Yield the data of each ``Chunk`` frame of a streaming reply until ``End``."""
+        while True:
+            message = self._receive()
+            if isinstance(message, m.End):
+                return
+            if not isinstance(message, m.Chunk):
+                raise ProtocolError(f"expected a chunk, got {type(message).__name__}")
+            yield message.data
+
     def until(self, last: type):
         """Yield every message of a stream up to and including the first ``last``."""
         while True:
@@ -201,6 +211,22 @@ def ask(request, *, stream: bool = False):
     with client:
         reply = client.request(request)
         return (reply, client.body()) if stream else reply
+
+
+def ask_into(request, write, on_reply=None):
+    """Like :func:`ask` with ``stream``, but the reply's body is handed to ``write``
+    chunk by chunk as it arrives (never held whole); ``on_reply(reply)`` runs first.
+    Returns the reply, or None when no daemon answers."""
+    client = daemon()
+    if client is None:
+        return None
+    with client:
+        reply = client.request(request)
+        if on_reply is not None:
+            on_reply(reply)
+        for data in client.chunks():
+            write(data)
+        return reply
 
 
 def ask_with_progress(request, on_progress=None):

@@ -6,6 +6,9 @@
   temp file + rename, so a kill at any instant leaves no partial file under either
   name; they are not fsynced — an export is derived and can be written again, and a
   batch of a whole corpus would otherwise pay two disk flushes per session.
+- :func:`write_pair_streamed` is the same pair for an artefact the core writes as it
+  renders it (in-process, into a temp file in ``--out``): nothing of it is held in
+  memory, whatever the session's size.
 - :func:`stdout_text` is what ``--out -`` prints: the artefact through the
   terminal-safety filter (it is stored transcript text), then the telemetry in a fenced
   JSON block so a reader piping to a file still gets both.
@@ -39,6 +42,48 @@ def write_pair(out_dir: str, reconstruction) -> list[str]:
         atomic_write(artefact, reconstruction.artefact, mode=EXPORT_MODE, durable=False)
     except OSError as exc:
         raise AbcdError(f"could not write {artefact}: {exc.strerror or exc}") from None
+    _write_telemetry_beside(artefact, telemetry, reconstruction)
+    return [artefact, telemetry]
+
+
+def write_pair_streamed(out_dir: str, make) -> tuple[object, list[str]]:
+    """:func:`write_pair` for an artefact written as it is rendered: ``make(sink,
+    spill_dir)`` writes it into a temp file in ``out_dir`` and returns the
+    Reconstruction; the temp file is then renamed into place and the telemetry written
+    beside it, both or neither. Returns (reconstruction, paths). Raises AbcdError (and
+    leaves no file) when the core or a write fails."""
+    from abcd_client.exports import EXPORT_MODE
+    from abcd_daemon.fsio.atomic import temp_file
+
+    try:
+        fd, tmp = temp_file(out_dir)
+    except OSError as exc:
+        raise AbcdError(f"could not write into {os.path.abspath(out_dir)}: "
+                        f"{exc.strerror or exc}") from None
+    try:
+        os.fchmod(fd, EXPORT_MODE)
+        with os.fdopen(fd, "wb", buffering=1 << 20) as sink:
+            reconstruction = make(sink, out_dir)
+        artefact = os.path.abspath(os.path.join(out_dir, reconstruction.artefact_name))
+        try:
+            os.replace(tmp, artefact)
+        except OSError as exc:
+            raise AbcdError(f"could not write {artefact}: {exc.strerror or exc}") from None
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    telemetry = os.path.abspath(os.path.join(out_dir, reconstruction.telemetry_name))
+    _write_telemetry_beside(artefact, telemetry, reconstruction)
+    return reconstruction, [artefact, telemetry]
+
+
+def _write_telemetry_beside(artefact: str, telemetry: str, reconstruction) -> None:
+    from abcd_client.exports import EXPORT_MODE
+    from abcd_daemon.fsio import atomic_write
+
     try:
         atomic_write(telemetry, reconstruction.telemetry_json(), mode=EXPORT_MODE,
                      durable=False)
@@ -50,7 +95,6 @@ def write_pair(out_dir: str, reconstruction) -> list[str]:
         detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise AbcdError(f"could not write {telemetry}: {detail}; the artefact written "
                         "beside it was removed, so neither file is there") from None
-    return [artefact, telemetry]
 
 
 def html_name(session_id: str) -> str:

@@ -11,6 +11,10 @@ MIB = 1 << 20
 PAYLOAD_CAP = 1 * MIB
 #: A transcript (and a record) larger than this is refused whole, never truncated.
 TRANSCRIPT_CAP = 64 * MIB
+#: A record body larger than this is never held whole when it is read back: reconstruct
+#: reads it lean and writes its artefact as it renders, the daemon streams it (or the
+#: artefact) from disk as it sends it.
+STREAM_ABOVE = 16 * MIB
 #: Stage sidecars, quarantine reasons, the gap marker, harness meta sidecars.
 SIDECAR_CAP = 64 * KIB
 #: config.toml.

@@ -12,6 +12,9 @@ What is measured (issue 16):
    (``hooks/abcd-hook session-end``): from the hook's start until the record is listed.
    The daemon's peak RSS is its ``VmHWM`` (and a 50 ms sampler); capture MB/s is the
    transcript's size over that wall time (intake copy, settle, drain, redaction, write).
+   Then the daemon indexes the new record for search: its peak over that
+   (``daemon_index_rss_mb``) and its lowest RSS within 60 s after (``daemon_after_mb``,
+   beside ``daemon_idle_mb``).
 4. Reconstruct of that session, ``--mode spine`` then ``full`` (per-block cap on, the
    default), by the CLI with the daemon stopped (the core in-process): each run's peak
    RSS (its own ``VmHWM``, written at exit) and MB/s of record bytes — or, when it refuses or writes
@@ -152,6 +155,28 @@ def wait_stored(home, sha, session, daemon: Daemon, timeout: float):
             raise SystemExit(f"the daemon exited ({daemon.proc.returncode}); see its log")
         time.sleep(0.1)
     raise SystemExit(f"not stored within {timeout:.0f}s")
+
+
+def wait_indexed(home, session: str, daemon: Daemon, timeout: float) -> bool:
+    """Wait until the search index holds a record of ``session``; False at the timeout."""
+    import sqlite3
+
+    from abcd_daemon.index.db import index_path
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and daemon.proc.poll() is None:
+        try:
+            conn = sqlite3.connect(f"file:{index_path(home)}?mode=ro", uri=True, timeout=1)
+            try:
+                if conn.execute("SELECT count(*) FROM records WHERE session_id = ?",
+                                (session,)).fetchone()[0]:
+                    return True
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            pass
+        time.sleep(0.5)
+    return False
 
 
 def partial_records(home, sha: str) -> int:
@@ -329,7 +354,20 @@ def main(argv=None) -> int:
         wall = time.perf_counter() - t0
         sampler.stop.set()
         hwm_kb = daemon.status_kb("VmHWM")
+        # The drain's pass then indexes the new record (read lean) and gives the memory
+        # back: the daemon's peak over that, and its RSS once it is done.
+        t1 = time.perf_counter()
+        indexed = wait_indexed(home, session, daemon, timeout=3600)
+        index_s = time.perf_counter() - t1
+        index_hwm_kb = daemon.status_kb("VmHWM")
+        # The sync ends (checkpoint, trim) some seconds after the rows are visible: the
+        # lowest RSS within 60 s, stopping early once within 40 MB of idle.
         after_kb = daemon.status_kb("VmRSS")
+        for _ in range(60):
+            if after_kb < idle_kb + 40 * 1024:
+                break
+            time.sleep(1)
+            after_kb = min(after_kb, daemon.status_kb("VmRSS"))
         c.check(daemon.stop() == 0, "the daemon did not stop cleanly")
         for line in (base / "daemon.log").read_text(errors="replace").splitlines():
             if " intake " in line or " stored " in line:
@@ -359,13 +397,18 @@ def main(argv=None) -> int:
         recon_rss = max(r["rss_mb"] for r in runs)
         recon_mbps = min(r["mb_per_s"] for r in done) if len(done) == len(runs) else None
         print(f"{size / c.MIB:.0f} MiB via hook → daemon: {wall:.1f}s, {capture_mbps:.2f} MB/s, "
-              f"daemon RSS idle {idle_kb / 1024:.0f} MB, peak {peak_mb:.0f} MB, after {after_kb / 1024:.0f} MB")
+              f"daemon RSS idle {idle_kb / 1024:.0f} MB, peak {peak_mb:.0f} MB; indexed "
+              f"{'in %.0fs' % index_s if indexed else 'NOT within the timeout'}, peak "
+              f"{index_hwm_kb / 1024:.0f} MB; after {after_kb / 1024:.0f} MB")
         out = {"gib": round(size / (1 << 30), 3), "long_line_mib": args.long_line_mib,
                "capture_rss_mb": round(peak_mb, 1), "capture_mb_per_s": round(capture_mbps, 2),
                "inmemory_mb_per_s": round(inmem, 2), "inmemory_after_mb_per_s": round(inmem_after, 2),
                "streaming_10mb_mb_per_s": round(streamed, 2),
                "capture_vs_inmemory": round(capture_mbps / inmem_mean, 3),
                "reconstruct_rss_mb": recon_rss, "reconstruct_mb_per_s": recon_mbps,
+               "daemon_idle_mb": round(idle_kb / 1024, 1),
+               "daemon_index_rss_mb": round(index_hwm_kb / 1024, 1) if indexed else None,
+               "daemon_after_mb": round(after_kb / 1024, 1),
                "reconstruct": runs}
         if args.kills:
             k = run_kills(env, base, repo, sha, maker, args.kills, args.kill_mib, rng)

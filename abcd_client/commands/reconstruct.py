@@ -39,24 +39,51 @@ from abcd_daemon.errors import AbcdError, InputError
 DEFAULT_MAX_BLOCK_BYTES = 8 << 10
 
 
-def _reconstruct(session_id: str, mode: str, max_block_bytes: int):
-    """Ask the daemon; when none answers, run the same core in-process."""
+def _reconstruct(session_id: str, mode: str, max_block_bytes: int, out_dir: str = ""):
+    """Ask the daemon; when none answers, run the same core in-process. With
+    ``out_dir`` the in-process core writes the pair there itself, the artefact as it is
+    rendered: returns (reconstruction, paths written) — ``None`` for paths when the
+    daemon answered (the caller writes the pair)."""
     from abcd_client import runtime
     from abcd_client.connect import ask
     from abcd_client.reconstruct_files import served
     from abcd_daemon.wire.messages import ReconstructRequest
 
     lane = runtime.lane()
-    answered = ask(ReconstructRequest(root_sha=lane.root_sha, session_id=session_id,
-                                      mode=mode, max_block_bytes=max_block_bytes), stream=True)
-    if answered is not None:
-        return served(*answered)
+    request = ReconstructRequest(root_sha=lane.root_sha, session_id=session_id, mode=mode,
+                                 max_block_bytes=max_block_bytes)
+    if out_dir:  # the served artefact goes into --out as it arrives, never held whole
+        from abcd_client.connect import ask_into
+        from abcd_client.reconstruct_files import write_pair_streamed
+
+        class _NoDaemon(Exception):
+            pass
+
+        def from_daemon(sink, _spill):
+            head = ask_into(request, sink.write)
+            if head is None:
+                raise _NoDaemon
+            return served(head, b"")
+
+        try:
+            return write_pair_streamed(out_dir, from_daemon)
+        except _NoDaemon:
+            pass
+    else:
+        answered = ask(request, stream=True)
+        if answered is not None:
+            return served(*answered), None
     from abcd_daemon.reconstruct import ReconstructOptions, reconstruct
     from abcd_daemon.store.sessions import expand_session
 
     opts = ReconstructOptions(session_id=expand_session([lane], session_id), mode=mode,
                               max_block_bytes=max_block_bytes)
-    return reconstruct(lane, opts, now_ns=runtime.now_ns())
+    if out_dir:
+        from abcd_client.reconstruct_files import write_pair_streamed
+
+        return write_pair_streamed(out_dir, lambda sink, spill: reconstruct(
+            lane, opts, now_ns=runtime.now_ns(), sink=sink, spill_dir=spill))
+    return reconstruct(lane, opts, now_ns=runtime.now_ns()), None
 
 
 FORMATS = ("md", "html")
@@ -81,9 +108,11 @@ def run(session_id: str, out: str, mode: str, max_block_bytes: int, as_json: boo
         _check_format(fmt)
         ReconstructOptions(session_id=session_id, mode=mode, max_block_bytes=max_block_bytes)
         _check_out(out)
-        result = _reconstruct(session_id, mode, max_block_bytes)
-        writer = write_html if fmt == "html" else write_pair
-        written = writer(out, result) if out != "-" else []
+        pair_here = out if fmt == "md" and out != "-" else ""
+        result, written = _reconstruct(session_id, mode, max_block_bytes, pair_here)
+        if written is None:
+            writer = write_html if fmt == "html" else write_pair
+            written = writer(out, result) if out != "-" else []
         page = html_export(result).decode("utf-8") if fmt == "html" and out == "-" else ""
     except AbcdError as err:
         fail(err, as_json=as_json)

@@ -209,6 +209,9 @@ def register(app, history, daemon) -> None:
 
         from ..connect import ask
 
+        if not as_json:
+            _show_streamed(key)
+            return
         try:
             lane = runtime.lane()
             answered = ask(ShowRequest(root_sha=lane.root_sha, key=key), stream=True)
@@ -223,23 +226,33 @@ def register(app, history, daemon) -> None:
         except AbcdError as err:
             output.fail(err, as_json=as_json)
         text = body.decode("utf-8", errors="replace")
-        if as_json:
-            output.emit_json(dict(_record_json(record), path=str(lane.records / record.name), body=text))
-            return
-        output.say(f"session:    {record.session_id}")
-        if record.agent_id:
-            output.say(f"agent:      agent {record.agent_id} ({record.agent_type or 'type unknown'})")
-            if record.parent_agent_id:
-                output.say(f"parent:     {record.parent_agent_id}")
-            if record.spawn_depth:
-                output.say(f"depth:      {record.spawn_depth}")
-            output.say(f"siblings:   abcd history list --session {record.session_id}")
-        output.say(f"captured:   {record.captured_at}")
-        output.say(f"source:     {record.source_kind}")
-        output.say(f"path:       {lane.records / record.name}")
-        output.say(f"redacted:   secrets={record.redacted_secrets} home={record.redacted_home_paths}")
-        output.say("---")
-        output.say(text.rstrip("\n"))
+        output.emit_json(dict(_record_json(record), path=str(lane.records / record.name), body=text))
+
+    def _show_streamed(key: str) -> None:
+        """The human ``show``: the metadata, then the body as it is read or arrives, never
+        held whole (a record of any size)."""
+        from abcd_daemon.wire.messages import ShowRequest
+
+        from ..connect import ask_into
+        from ..show_print import BodyPrinter, show_head as _show_head
+
+        printer = BodyPrinter()
+        try:
+            lane = runtime.lane()
+            head = ask_into(ShowRequest(root_sha=lane.root_sha, key=key), printer.write,
+                            on_reply=lambda reply: _show_head(reply.record, lane))
+            if head is None:
+                from abcd_daemon.store.body import body_of
+                from abcd_daemon.store.sessions import resolve_record
+
+                record = resolve_record(lane, key)
+                body = body_of(lane, record)
+                _show_head(record, lane)
+                for block in body.chunks():
+                    printer.write(block)
+        except AbcdError as err:
+            output.fail(err, as_json=False)
+        printer.close()
 
 
 def _record_json(record) -> dict:

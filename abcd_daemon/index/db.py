@@ -19,6 +19,7 @@ Contracts:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import sqlite3
 import stat
@@ -26,10 +27,12 @@ from collections.abc import Callable, Iterable
 
 from .. import safedir
 from ..errors import ReadRefused
+from ..limits import STREAM_ABOVE
+from ..store.body import body_of
 from ..store.lane import Lane, list_lanes
 from ..store.record import RecordFormatError
 from ..store.records import cached_header, file_identity, read_body, scan_files
-from .derive import Derived, derive
+from .derive import Derived, derive, derive_lean
 from .pricing import LONG_PROMPT
 from .schema import DDL, SCHEMA_VERSION, SUM_RECORD, TABLES, utc_day
 
@@ -132,6 +135,10 @@ def _delete(conn: sqlite3.Connection, name: str) -> None:
     conn.execute("DELETE FROM records WHERE name = ?", (name,))
 
 
+#: Turn rows written per ``executemany``.
+_ROW_BATCH = 2000
+
+
 def _next_id(conn: sqlite3.Connection) -> int:
     """The first free turn id (inside a write transaction: no other writer moves it)."""
     return conn.execute("SELECT coalesce(max(id), 0) + 1 FROM turns").fetchone()[0]
@@ -149,11 +156,17 @@ def _rows(conn: sqlite3.Connection, root: str, d: Derived, next_id: int, ident: 
     conn.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                  (r.name, root, r.session_id, thread, r.agent_type, r.captured_at, r.source_sha256, r.body_bytes,
                   *ident))
-    ids = range(next_id, next_id + len(d.turns))
-    conn.executemany("INSERT INTO turns VALUES (?,?,?,?,?,?,?,?,?,?)",
-                     [(i, r.name, root, r.session_id, thread, r.agent_type, t.turn, t.role, t.tools, t.when_ns)
-                      for i, t in zip(ids, d.turns)])
-    conn.executemany("INSERT INTO turn_text (rowid, text) VALUES (?, ?)", [(i, t.text) for i, t in zip(ids, d.turns)])
+    turns = iter(d.turns)
+    while True:  # in batches: the turns of a body read lean are made as they are written
+        batch = list(itertools.islice(turns, _ROW_BATCH))
+        if not batch:
+            break
+        ids = range(next_id, next_id + len(batch))
+        conn.executemany("INSERT INTO turns VALUES (?,?,?,?,?,?,?,?,?,?)",
+                         [(i, r.name, root, r.session_id, thread, r.agent_type, t.turn, t.role, t.tools, t.when_ns)
+                          for i, t in zip(ids, batch)])
+        conn.executemany("INSERT INTO turn_text (rowid, text) VALUES (?, ?)", [(i, t.text) for i, t in zip(ids, batch)])
+        next_id += len(batch)
     if d.copies:
         conn.executemany("INSERT OR IGNORE INTO copies VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                          [(r.session_id, c.agent_id, x.response_id, r.name, root, c.agent_type, x.model, x.when_ns,
@@ -177,7 +190,7 @@ def _rows(conn: sqlite3.Connection, root: str, d: Derived, next_id: int, ident: 
                          [(r.name, root, r.session_id, thread, r.agent_type, *k, *v) for k, v in sums.items()])
     else:  # some were already another record's (a copy in the same session): the rows decide
         conn.execute(SUM_RECORD, (r.name,))
-    return next_id + len(d.turns)
+    return next_id
 
 
 def remove(conn: sqlite3.Connection, name: str) -> None:
@@ -306,21 +319,26 @@ def _write_batch(conn: sqlite3.Connection, batch, indexed: set[str], tell, *, ca
     try:
         next_id = _next_id(conn)
         for n, (lane, rec, ident) in enumerate(batch, 1):
+            lean = rec.body_bytes > STREAM_ABOVE  # read lean: rows made as they are written
             try:
-                body = read_body(lane, rec)
+                d = derive_lean(rec, body_of(lane, rec)) if lean else derive(rec, read_body(lane, rec))
             except Exception:  # unreadable now: left out, indexed by a later sync
                 continue
-            d = derive(rec, body)
             if careful:
                 conn.execute("SAVEPOINT one")
             try:
                 next_id = _rows(conn, lane.root_sha, d, next_id, ident, fresh=rec.name not in indexed)
-            except _ROW_ERRORS:
+            except Exception as exc:
+                # this record's rows only — or a body read lean that could not be read
+                # again while its rows were made (left out, as an unreadable one)
+                if not (isinstance(exc, _ROW_ERRORS) or lean):
+                    raise
                 if not careful:
                     raise _Unwritable(rec.name) from None
                 conn.execute("ROLLBACK TO one")  # this record's rows only; the others go on
             if careful:
                 conn.execute("RELEASE one")
+            del d
             if n < len(batch):
                 tell(n)
         conn.execute("COMMIT")

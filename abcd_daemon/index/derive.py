@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Iterable, Iterator
 
 import msgspec
 
 from ..reconstruct.harness import parse_body
+from ..reconstruct.lean import Lean
 from ..reconstruct.model import ASSISTANT, TEXT, THINKING, TOOL_RESULT, TOOL_USE, Progress, Transcript, when_ns
 from ..reconstruct.placement import spawn_type
+from ..reconstruct.refill import with_text
 from ..reconstruct.spawns import SPAWN_TOOLS, progress_responses
 from ..store.record import Record
 
@@ -110,10 +113,12 @@ class CopyRow:
 
 @dataclasses.dataclass(frozen=True)
 class Derived:
-    """Everything the index holds for one record."""
+    """Everything the index holds for one record. ``turns`` may be an iterator (a body
+    read lean, :func:`derive_lean`): then ``responses`` is complete only once ``turns``
+    has been consumed, which is the order :mod:`.db` writes them in."""
 
     record: Record
-    turns: list[TurnRow]
+    turns: Iterable[TurnRow]
     responses: list[ResponseRow]
     copies: list[CopyRow] = dataclasses.field(default_factory=list)
 
@@ -137,13 +142,9 @@ def copy_rows(record: Record, t: Transcript) -> list[CopyRow]:
     return rows
 
 
-def derive(record: Record, body: bytes) -> Derived:
-    """The rows of ``record`` (its ``body`` is the redacted transcript)."""
-    t = parse_body(body)
-    turns: list[TurnRow] = []
-    model_of: dict[str, tuple[str, int]] = {}
+def _turn_rows(t, turns, model_of: dict[str, tuple[str, int]]) -> Iterator[TurnRow]:
     names_by_ref: dict[str, str] = {}
-    for turn in t.turns:
+    for turn in turns:
         parts: list[str] = []
         tools: list[str] = []
         for b in turn.blocks:
@@ -165,13 +166,39 @@ def derive(record: Record, body: bytes) -> Derived:
         if turn.role == ASSISTANT and turn.key and not turn.key.startswith("line:"):
             model_of[turn.key] = (turn.model, at)
         if text:
-            turns.append(TurnRow(turn.index, role, " ".join(dict.fromkeys(t_ for t_ in tools if t_)), at, text))
-    responses = []
+            yield TurnRow(turn.index, role, " ".join(dict.fromkeys(t_ for t_ in tools if t_)), at, text)
+
+
+def _response_rows(record: Record, t, model_of, out: list[ResponseRow]) -> list[ResponseRow]:
     for rid, r in t.responses.items():
         if not r.has_usage:
             continue
         model, at = model_of.get(rid, ("", 0))
-        responses.append(ResponseRow(rid, model, at, r.input, r.output, r.cache_creation, r.cache_read))
+        out.append(ResponseRow(rid, model, at, r.input, r.output, r.cache_creation, r.cache_read))
     for n, (i, o, cc, cr) in enumerate(t.anonymous_usage):
-        responses.append(ResponseRow(f"anonymous:{record.name}:{n}", "", 0, i, o, cc, cr))
-    return Derived(record, turns, responses, copy_rows(record, t))
+        out.append(ResponseRow(f"anonymous:{record.name}:{n}", "", 0, i, o, cc, cr))
+    return out
+
+
+def derive(record: Record, body: bytes) -> Derived:
+    """The rows of ``record`` (its ``body`` is the redacted transcript)."""
+    t = parse_body(body)
+    model_of: dict[str, tuple[str, int]] = {}
+    turns = list(_turn_rows(t, t.turns, model_of))
+    return Derived(record, turns, _response_rows(record, t, model_of, []), copy_rows(record, t))
+
+
+def derive_lean(record: Record, body) -> Derived:
+    """:func:`derive` for a body of any size (a source with ``lines()``:
+    :class:`~abcd_daemon.store.body.RecordBody`): read lean, then again turn by turn
+    as the rows are consumed (:mod:`~abcd_daemon.reconstruct.refill`), so no turn's
+    text outlives its row. The same rows as :func:`derive`."""
+    t = parse_body(body, Lean(()))
+    model_of: dict[str, tuple[str, int]] = {}
+    responses: list[ResponseRow] = []
+
+    def turns() -> Iterator[TurnRow]:
+        yield from _turn_rows(t, with_text(t, t.turns), model_of)
+        _response_rows(record, t, model_of, responses)
+
+    return Derived(record, turns(), responses, copy_rows(record, t))

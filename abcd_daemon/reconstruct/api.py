@@ -5,7 +5,8 @@
   no clock (``now_ns`` stamps the telemetry's ``generated_at`` and nothing else), writes
   nothing and knows no path except record basenames.
 - :func:`reconstruct` loads one session's records from a lane (the only I/O here:
-  listing and guarded reads) and calls the core.
+  listing and guarded reads; a body over ``STREAM_ABOVE`` is handed on as a source read
+  on demand, never loaded) and calls the core.
 
 The same records always give the same artefact bytes (invariant 6); only
 ``generated_at`` in the telemetry depends on ``now_ns``.
@@ -15,12 +16,15 @@ from __future__ import annotations
 
 from ..errors import AbcdError, NotFoundError
 from ..ids import check_root_sha
+from ..limits import STREAM_ABOVE
 from ..store.lane import Lane
 from ..store.empty_mains import main_was_empty
 from ..store.record import Record
+from ..store.body import body_of
 from ..store.records import list_for_session, read_body
 from .compaction import link_compactions
 from .harness import parse_body
+from .lean import Lean
 from .placement import place, section_order
 from .render import Document
 from .schema import ReconstructOptions, Reconstruction
@@ -37,12 +41,21 @@ def telemetry_name(session_id: str) -> str:
     return f"{session_id}.telemetry.json"
 
 
-def reconstruct_records(root_sha: str, loaded: list[tuple[Record, bytes | Exception]],
+def reconstruct_records(root_sha: str, loaded: list[tuple[Record, object]],
                         opts: ReconstructOptions, *, now_ns: int,
-                        empty_main: bool = False) -> Reconstruction:
-    """Reconstruct one session from its loaded records. ``empty_main``: the harness's
+                        empty_main: bool = False, sink=None,
+                        spill_dir=None) -> Reconstruction:
+    """Reconstruct one session from its loaded records: each with its body's bytes, a
+    source read on demand (``length`` and ``lines()``:
+    :class:`~abcd_daemon.store.body.RecordBody`, read lean — :mod:`.lean`), or the
+    exception that stopped it being read. ``empty_main``: the harness's
     main file was seen zero bytes (:mod:`~abcd_daemon.store.empty_mains`), so a missing
     main-thread record is reported as EMPTY rather than ABSENT.
+
+    With ``sink`` (a binary file) the artefact is written there as it is rendered
+    (its body held in a temp file in ``spill_dir`` meanwhile, :mod:`.spill`), and the
+    Reconstruction's ``artefact`` is empty (``artefact_bytes`` says how much was
+    written): the same bytes, never all in memory.
 
     Returns the :class:`~.schema.Reconstruction`. Raises
     :class:`~abcd_daemon.errors.InputError` for a malformed root SHA and
@@ -63,10 +76,15 @@ def reconstruct_records(root_sha: str, loaded: list[tuple[Record, bytes | Except
                      "stored here")
         raise NotFoundError(f'no records for session "{session_id}" under {root_sha}',
                             hint="`abcd history list` shows the sessions stored here")
+    lean = None
     for thread in threads:
-        if thread.body is not None:
-            thread.transcript = parse_body(thread.body)
-            thread.body = None  # parsed; the bytes are no longer needed
+        if thread.body is None:
+            continue
+        if not isinstance(thread.body, bytes) and lean is None:
+            lean = Lean(record.agent_id for record, _ in loaded)
+        thread.transcript = parse_body(thread.body, None if isinstance(thread.body, bytes)
+                                       else lean)
+        thread.body = None  # parsed; the bytes are no longer needed
     order = section_order(threads)
     placements, indexes = place(threads)
     link_compactions(order, placements, indexes)
@@ -76,24 +94,33 @@ def reconstruct_records(root_sha: str, loaded: list[tuple[Record, bytes | Except
                         empty_main=empty_main)
     document = Document(telemetry, threads, order, placements,
                         max_block_bytes=opts.max_block_bytes)
-    artefact = document.render().encode("utf-8", "replace")
+    if sink is not None:
+        artefact, size = b"", document.write(sink, spill_dir)
+    else:
+        artefact = document.render().encode("utf-8", "replace")
+        size = len(artefact)
     return Reconstruction(artefact=artefact, artefact_name=artefact_name(session_id),
                           telemetry_name=telemetry_name(session_id),
-                          artefact_bytes=len(artefact), telemetry=telemetry)
+                          artefact_bytes=size, telemetry=telemetry)
 
 
-def reconstruct(lane: Lane, opts: ReconstructOptions, *, now_ns: int) -> Reconstruction:
-    """Load every record of ``opts.session_id`` from ``lane`` and reconstruct it.
+def reconstruct(lane: Lane, opts: ReconstructOptions, *, now_ns: int, sink=None,
+                spill_dir=None, stream_above: int = STREAM_ABOVE) -> Reconstruction:
+    """Load every record of ``opts.session_id`` from ``lane`` and reconstruct it
+    (``sink``, ``spill_dir``: as :func:`reconstruct_records`). A body over
+    ``stream_above`` bytes is not loaded: it is read lean, then again as it is written.
 
     A body that cannot be read is passed on as its error: it is reported, not fatal,
     and the selection strips any directory from its message.
     Raises :class:`~abcd_daemon.errors.NotFoundError` when the session has no records.
     """
-    loaded: list[tuple[Record, bytes | Exception]] = []
+    loaded: list[tuple[Record, object]] = []
     for record in list_for_session(lane, opts.session_id):
         try:
-            loaded.append((record, read_body(lane, record)))
+            loaded.append((record, body_of(lane, record) if record.body_bytes > stream_above
+                           else read_body(lane, record)))
         except (AbcdError, OSError) as exc:  # ReadRefused, RecordFormatError, EIO…
             loaded.append((record, exc))
     return reconstruct_records(lane.root_sha, loaded, opts, now_ns=now_ns,
-                               empty_main=main_was_empty(lane, opts.session_id))
+                               empty_main=main_was_empty(lane, opts.session_id), sink=sink,
+                               spill_dir=spill_dir)

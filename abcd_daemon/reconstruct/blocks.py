@@ -19,6 +19,7 @@ Pure; never raises.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -109,11 +110,12 @@ def model_blocks(content: WireContent, builder: ThreadBuilder, *,
         if kind == "text":
             out.append(Block(TEXT, text_of(b.text)))
         elif kind == "tool_use":
-            out.append(Block(TOOL_USE, name=text_of(b.name), ref=text_of(b.id),
+            # Interned: a call's id and its result's are then one string, and names repeat.
+            out.append(Block(TOOL_USE, name=sys.intern(text_of(b.name)), ref=sys.intern(text_of(b.id)),
                              raw=bytes(b.input) or b"{}"))
         elif kind == "tool_result":
             text = result_text(b.content)
-            out.append(Block(TOOL_RESULT, text, ref=text_of(b.tool_use_id),
+            out.append(Block(TOOL_RESULT, text, ref=sys.intern(text_of(b.tool_use_id)),
                              is_error=b.is_error is True,
                              async_ack=async_ack or text.startswith(_LAUNCHED)))
         elif kind == "thinking":

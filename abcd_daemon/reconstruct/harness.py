@@ -9,11 +9,14 @@ Never raises on any bytes.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 
 from . import claude_code, store_harness
+from .lean import InMemoryBody, Lean
 from .model import Transcript
 
 #: How many leading lines are sniffed before defaulting to Claude Code.
@@ -31,33 +34,55 @@ class _Sniff(msgspec.Struct):
 _DECODE = msgspec.json.Decoder(_Sniff).decode
 
 
-def harness_of(body: bytes) -> str:
-    """``"jsonl-store"`` or ``"claude-code"`` for a record body."""
+def _head_lines(body: bytes) -> Iterator[bytes]:
+    """The first :data:`_SNIFF_LINES` lines of ``body`` (found, not split: it may be big)."""
     start = 0
     for _ in range(_SNIFF_LINES):
         end = body.find(b"\n", start)
-        raw = body[start:] if end < 0 else body[start:end]
-        start = end + 1
-        try:
-            line = _DECODE(raw)
-        except msgspec.DecodeError:
-            line = None
-        if line is None:
-            if end < 0:
-                break
-            continue
-        if line.sessionId is not None or line.parentUuid is not None:
-            return claude_code.HARNESS
-        if (line.session_id is not None or line.parent_uuid is not None) and (
-                line.type in ("message", "boundary")):
-            return store_harness.HARNESS
+        yield body[start:] if end < 0 else body[start:end]
         if end < 0:
-            break
+            return
+        start = end + 1
+
+
+def harness_of(body) -> str:
+    """``"jsonl-store"`` or ``"claude-code"`` for a record body: its bytes, or a source
+    with ``lines()`` (:class:`~abcd_daemon.store.body.RecordBody`)."""
+    lines = _head_lines(body) if isinstance(body, (bytes, bytearray)) else body.lines()
+    try:
+        for raw in itertools.islice(lines, _SNIFF_LINES):
+            try:
+                line = _DECODE(raw)
+            except msgspec.DecodeError:
+                continue
+            if line.sessionId is not None or line.parentUuid is not None:
+                return claude_code.HARNESS
+            if (line.session_id is not None or line.parent_uuid is not None) and (
+                    line.type in ("message", "boundary")):
+                return store_harness.HARNESS
+    finally:
+        close = getattr(lines, "close", None)
+        if close is not None:
+            close()
     return claude_code.HARNESS
 
 
-def parse_body(body: bytes) -> Transcript:
-    """The transcript of one record body, read by the adapter its lines call for."""
-    if harness_of(body) == store_harness.HARNESS:
-        return store_harness.parse(body)
-    return claude_code.parse(body)
+def adapter(harness: str):
+    """The module of ``harness``'s adapter: its ``parse(body, lean=None)`` and its
+    ``line_blocks(raw)``."""
+    return store_harness if harness == store_harness.HARNESS else claude_code
+
+
+def parse_body(body, lean: Lean | None = None) -> Transcript:
+    """The transcript of one record body (bytes, or a source with ``lines()``), read by
+    the adapter its lines call for. With ``lean`` (:mod:`.lean`) the blocks keep no
+    text, and a source's transcript remembers it (``source``) for :mod:`.refill`."""
+    if lean is not None and isinstance(body, (bytes, bytearray)):
+        body = InMemoryBody(body)
+    harness = harness_of(body)
+    if isinstance(body, (bytes, bytearray)):
+        return adapter(harness).parse(body, lean)
+    transcript = adapter(harness).parse(body.lines(), lean)
+    if lean is not None:
+        transcript.source = body
+    return transcript

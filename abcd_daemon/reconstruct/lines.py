@@ -16,7 +16,7 @@ Never raises on any bytes.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import msgspec
@@ -59,15 +59,20 @@ def _decode_line(raw: bytes, decode: Callable[[bytes], Any],
             return msgspec.json.decode(fixed), fixed, False
 
 
-def decoded_lines(body: bytes, decode: Callable[[bytes], Any],
+def decoded_lines(body: bytes | Iterable[bytes], decode: Callable[[bytes], Any],
                   builder: ThreadBuilder) -> Iterator[tuple[Decoded, bytes, bool]]:
-    """Yield ``(value, raw_line, typed)`` for every JSON line of ``body``.
+    """Yield ``(value, raw_line, typed)`` for every JSON line of ``body`` (the bytes, or
+    its lines without their newlines, as :meth:`~abcd_daemon.store.body.RecordBody.lines`
+    yields them). Before each yield ``builder.line_no`` is set to the line's 0-based
+    index among all of the body's lines (blank ones included), so a streaming reader
+    can find the line again.
 
     ``typed`` is True when ``decode`` (the adapter's typed decoder) accepted the line,
     False when the value comes from the generic decoder. Lines that are not JSON (or
     nest deeper than a decoder will follow) are counted on ``builder``, not yielded.
     """
-    for raw in body.split(b"\n"):
+    lines = body.split(b"\n") if isinstance(body, (bytes, bytearray)) else body
+    for n, raw in enumerate(lines):
         if not raw or raw[0] != 0x7B:  # not "{": blank, or something unusual
             if not raw.strip():
                 continue
@@ -79,4 +84,5 @@ def decoded_lines(body: bytes, decode: Callable[[bytes], Any],
             except (msgspec.DecodeError, RecursionError):
                 builder.unparseable()
                 continue
+        builder.line_no = n
         yield item

@@ -27,6 +27,8 @@ Never raises on any input an adapter hands it.
 
 from __future__ import annotations
 
+import sys
+
 from .values import Usage, when_ns
 
 # Block kinds. Anything else keeps the harness's own type name.
@@ -48,7 +50,7 @@ class Block:
     and ``when`` is the line's own time key: the moment that result reached the thread."""
 
     __slots__ = ("kind", "text", "name", "ref", "raw", "is_error", "async_ack", "agent",
-                 "agent_type", "when")
+                 "agent_type", "when", "line", "slot", "mentions", "named")
 
     def __init__(self, kind: str, text: str = "", *, name: str = "", ref: str = "",
                  raw: bytes = b"", is_error: bool = False, async_ack: bool = False) -> None:
@@ -62,6 +64,15 @@ class Block:
         self.agent = ""
         self.agent_type = ""
         self.when = ""
+        #: Set when the body is read lean (:mod:`.lean`): the 0-based body line and the
+        #: block's position in that line's content, where its text is read again for
+        #: rendering; ``line`` stays -1 while ``text`` and ``raw`` are held.
+        self.line = -1
+        self.slot = 0
+        #: Lean only, on a tool result: the watched agent ids its text names and the id
+        #: an ``agentId: `` line in it names (what placement would have read there).
+        self.mentions: tuple[str, ...] = ()
+        self.named = ""
 
 
 class Turn:
@@ -80,7 +91,9 @@ class Turn:
         self.when = ""  # sortable timestamp key of the turn's first line, "" if none
         self.blocks: list[Block] = []
         #: (agent id, time key of the line) for each result a notification delivered
-        self.notified: list[tuple[str, str]] = []
+        #: (an empty tuple until one does: most turns have none, and a long body has
+        #: hundreds of thousands of turns)
+        self.notified: list[tuple[str, str]] | tuple = ()
         self.sidechain = False
         self.compact_summary = False
         self.compacted_before = False
@@ -136,6 +149,8 @@ class Transcript:
         self.progress: list[Progress] = []
         self.first_when = ""
         self.last_when = ""
+        #: Lean only (:mod:`.lean`): the body the block texts are read again from.
+        self.source = None
 
     @property
     def started_ns(self) -> int:
@@ -149,8 +164,12 @@ class Transcript:
 class ThreadBuilder:
     """Accumulates one record body's lines into a :class:`Transcript`."""
 
-    def __init__(self, harness: str) -> None:
+    def __init__(self, harness: str, lean=None) -> None:
         self.out = Transcript(harness)
+        #: A :class:`~.lean.Lean`: every block's text is dropped once its line is read,
+        #: keeping what placement needs of it (``None``: texts are kept).
+        self.lean = lean
+        self.line_no = 0  # set by :func:`~.lines.decoded_lines` before each line
         self._open: dict[str, Turn] = {}  # response id -> its turn
         self._pending_notified: list[tuple[str, str]] = []
         self._pending_compaction: str | bool = False
@@ -201,6 +220,8 @@ class ThreadBuilder:
                 compact_summary: bool = False, notified: list[str] | None = None) -> None:
         """One user or assistant line. ``stop_reason`` says whether the line carried one."""
         out = self.out
+        if model:
+            model = sys.intern(model)  # one string per model, not one per turn
         if model and model not in self._models:
             self._models.add(model)
             out.models.append(model)
@@ -238,11 +259,13 @@ class ThreadBuilder:
         if compact_summary:
             turn.compact_summary = True
         if notified:
-            turn.notified.extend((agent, when) for agent in notified)
+            turn.notified = [*turn.notified, *((agent, when) for agent in notified)]
         if role == USER:
             for block in blocks:
                 if block.kind == TOOL_RESULT:
                     block.when = when
+        if self.lean is not None:
+            self.lean.strip(blocks, self.line_no)
 
     def _turn_for(self, role: str, blocks: list[Block], response_id: str,
                   line_id: str) -> Turn:
@@ -267,7 +290,7 @@ class ThreadBuilder:
                 turn.compacted_when = self._pending_compaction
             self._pending_compaction = False
         if self._pending_notified:
-            turn.notified.extend(self._pending_notified)
+            turn.notified = [*turn.notified, *self._pending_notified]
             self._pending_notified = []
         out.turns.append(turn)
         if role == ASSISTANT and response_id:
@@ -277,6 +300,7 @@ class ThreadBuilder:
     def finish(self) -> Transcript:
         """The transcript. Notifications after the last turn attach to the last turn."""
         if self._pending_notified and self.out.turns:
-            self.out.turns[-1].notified.extend(self._pending_notified)
+            last = self.out.turns[-1]
+            last.notified = [*last.notified, *self._pending_notified]
             self._pending_notified = []
         return self.out

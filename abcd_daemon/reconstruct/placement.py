@@ -36,6 +36,7 @@ from __future__ import annotations
 import ahocorasick_rs
 import msgspec
 
+from .lean import mentions_in
 from .model import TOOL_RESULT, TOOL_USE, Transcript
 from .selection import Thread
 
@@ -49,7 +50,6 @@ SPAWN = "spawn"
 JOIN = "join"
 
 #: Characters that continue an id: a match flanked by one is part of a longer word.
-_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
 class Placement:
@@ -140,25 +140,28 @@ class HostIndex:
                 self.progress_call.setdefault(copy.agent, copy.call)
 
     def first_mentions(self, agent_ids: list[str]) -> dict[str, tuple[int, str]]:
-        """For each agent id, the first tool result naming it: (turn, tool_use_id)."""
+        """For each agent id, the first tool result naming it: (turn, tool_use_id). A
+        lean block's mentions were found when its line was read (:mod:`.lean`)."""
         found: dict[str, tuple[int, str]] = {}
         if not agent_ids:
             return found
-        matcher = ahocorasick_rs.AhoCorasick(agent_ids)
+        wanted = set(agent_ids)
+        matcher = None
         for turn in self.transcript.turns:
             for block in turn.blocks:
-                if block.kind != TOOL_RESULT or not block.text:
+                if block.kind != TOOL_RESULT:
                     continue
-                text = block.text
-                for index, start, end in matcher.find_matches_as_indexes(
-                        text, overlapping=True):
-                    agent = agent_ids[index]
-                    if agent in found:
-                        continue
-                    if (start and text[start - 1] in _WORD) or (
-                            end < len(text) and text[end] in _WORD):
-                        continue
-                    found[agent] = (turn.index, block.ref)
+                if block.line >= 0:
+                    named = [a for a in block.mentions if a in wanted]
+                elif block.text:
+                    if matcher is None:
+                        matcher = ahocorasick_rs.AhoCorasick(agent_ids)
+                    named = mentions_in(matcher, agent_ids, block.text)
+                else:
+                    continue
+                for agent in named:
+                    if agent not in found:
+                        found[agent] = (turn.index, block.ref)
                 if len(found) == len(agent_ids):
                     return found
         return found

@@ -16,7 +16,8 @@ marker it wrote the summary for.
 Contracts: deterministic (the same inputs give the same bytes; no time of the run is
 written — that lives in the telemetry alone); no absolute path is emitted (records are
 named by basename); every non-literal label outside a fence goes through
-:mod:`.fence`. Pure; returns the document as ``str``.
+:mod:`.fence`. Pure: :meth:`Document.render` returns the document as ``str``;
+:meth:`Document.write` writes the same document, encoded, to a file as it is rendered.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from .render_head import completeness, header, timeline
 from .render_turns import TurnWriter, joined_marker, not_stored_marker, spawned_marker
 from .schema import AgentTelemetry, Telemetry
 from .selection import Thread
+from .spill import Spill
 from .values import when_key, when_ns
 
 HOW_TO_READ = """\
@@ -102,8 +104,7 @@ class Document:
                     not_stored_marker(m.agent_id, m.agent_type))
         return out
 
-    def _body(self) -> list[str]:
-        parts: list[str] = []
+    def _body(self, parts) -> None:
         writer = TurnWriter(parts, max_block_bytes=self.max_block_bytes,
                             spine=self.t.mode == "spine")
         host_markers = self._markers()
@@ -142,7 +143,6 @@ class Document:
                 f"truncated in the artefact at {self.max_block_bytes} bytes each "
                 f"({writer.elided_bytes} bytes elided); the telemetry counts the whole "
                 "transcript, not the truncated render")
-        return parts
 
     def _thread_body(self, writer: TurnWriter, thread: Thread, marks: dict[int, list[str]],
                      compactions: dict[int, str], *, delegate: bool) -> None:
@@ -236,6 +236,21 @@ class Document:
             return "the main-thread record could not be read"
         return "no stored spawn tool call, and no tool result in the spawning thread, names it"
 
+    def _head(self) -> str:
+        return "".join((header(self), HOW_TO_READ, completeness(self), timeline(self)))
+
     def render(self) -> str:
-        body = self._body()
-        return "".join((header(self), HOW_TO_READ, completeness(self), timeline(self), *body))
+        body: list[str] = []
+        self._body(body)
+        return self._head() + "".join(body)
+
+    def write(self, out, spill_dir=None) -> int:
+        """Write the artefact's bytes (what ``render().encode("utf-8", "replace")``
+        gives) to the binary file ``out``; returns how many. The body, rendered first
+        (the head reports what it elided), is held in an anonymous temp file in
+        ``spill_dir`` (the system's temp directory when None), not in memory."""
+        with Spill(spill_dir) as body:
+            self._body(body)
+            head = self._head().encode("utf-8", "replace")
+            out.write(head)
+            return len(head) + body.copy_to(out)

@@ -29,6 +29,7 @@ import msgspec
 
 from .fence import code, fence, label
 from .model import IMAGE, TEXT, THINKING, TOOL_RESULT, TOOL_USE, Block, Transcript, Turn
+from .refill import with_text
 from .values import when_label
 
 COMPACTION_MARKER = (
@@ -109,11 +110,13 @@ class TurnWriter:
         if self.spine and delegate and len(turns) > 2:
             omitted = len(turns) - 2
             self.omitted_turns += omitted
-            self._turn(turns[0], markers)
+            ends = with_text(transcript, [turns[0], turns[-1]])
+            self._turn(next(ends), markers)  # written before the next is asked for
             self.parts.append(spine_gap(omitted))
-            self._turn(turns[-1], markers)
+            self._turn(next(ends), markers)
+            ends.close()
             return
-        for turn in turns:
+        for turn in with_text(transcript, turns):
             self._turn(turn, markers)
 
     def _turn(self, turn: Turn, markers: dict[int, list[str]]) -> None:

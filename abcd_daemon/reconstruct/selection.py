@@ -30,12 +30,13 @@ def scrub(message: str) -> str:
 
 
 class Thread:
-    """One agent's used record: the record, its body or the reason it could not be
+    """One agent's used record: the record, its body (bytes, or a source read on
+    demand: :class:`~abcd_daemon.store.body.RecordBody`) or the reason it could not be
     read, and — once parsed — its transcript."""
 
     __slots__ = ("record", "body", "error", "transcript")
 
-    def __init__(self, record: Record, body: bytes | None, error: str) -> None:
+    def __init__(self, record: Record, body, error: str) -> None:
         self.record = record
         self.body = body
         self.error = error
@@ -50,15 +51,19 @@ class Thread:
         return not self.record.agent_id
 
 
-def _rank(item: tuple[Record, bytes | Exception]) -> tuple:
+def _readable(body) -> bool:
+    return not isinstance(body, BaseException)
+
+
+def _size(record: Record, body) -> int:
+    if isinstance(body, (bytes, bytearray)):
+        return len(body)
+    return body.length if _readable(body) else record.body_bytes
+
+
+def _rank(item: tuple[Record, object]) -> tuple:
     record, body = item
-    readable = isinstance(body, (bytes, bytearray))
-    size = len(body) if readable else record.body_bytes
-    return (readable, size, record.captured_ns, record.name)
-
-
-def _size(record: Record, body: bytes | Exception) -> int:
-    return len(body) if isinstance(body, (bytes, bytearray)) else record.body_bytes
+    return (_readable(item[1]), _size(record, body), record.captured_ns, record.name)
 
 
 def _unreadable(body: Exception) -> str:
@@ -82,8 +87,8 @@ def select(session_id: str, loaded: list[tuple[Record, bytes | Exception]]
     for agent_id in sorted(groups):
         ranked = sorted(groups[agent_id], key=_rank, reverse=True)
         record, body = ranked[0]
-        if isinstance(body, (bytes, bytearray)):
-            threads.append(Thread(record, bytes(body), ""))
+        if _readable(body):
+            threads.append(Thread(record, bytes(body) if isinstance(body, bytearray) else body, ""))
         else:
             error = _unreadable(body)
             threads.append(Thread(record, None, error))

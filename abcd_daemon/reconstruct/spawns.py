@@ -17,8 +17,7 @@ it is never part of the session's totals (a copy is never counted as usage). Pur
 
 from __future__ import annotations
 
-import re
-
+from .lean import named_in
 from .model import TOOL_RESULT, TOOL_USE, Progress
 from .placement import HostIndex, Placement, spawn_type
 from .schema import MissingAgent, TokenCounts
@@ -26,7 +25,6 @@ from .selection import Thread
 
 #: Tool names that spawn a sub-agent (``Task`` before 2.1, ``Agent`` since).
 SPAWN_TOOLS = frozenset({"Task", "Agent"})
-_NAMED = re.compile(r"\bagentId: ([A-Za-z0-9_-]{1,128})")
 
 
 def progress_responses(copies: list[Progress]) -> dict[str, tuple[Progress, list[int]]]:
@@ -72,11 +70,11 @@ def _named_by_call(index: HostIndex, spawn_calls: set[str]) -> dict[str, str]:
             named.setdefault(copy.call, copy.agent)
     for turn in index.transcript.turns:
         for block in turn.blocks:
-            if (block.kind == TOOL_RESULT and block.ref and "agentId: " in block.text
+            if (block.kind == TOOL_RESULT and block.ref
                     and (block.ref in spawn_calls or block.async_ack)):
-                m = _NAMED.search(block.text)
-                if m:
-                    named.setdefault(block.ref, m.group(1))
+                agent = block.named if block.line >= 0 else named_in(block.text)
+                if agent:
+                    named.setdefault(block.ref, agent)
     return named
 
 

@@ -26,7 +26,7 @@ import msgspec
 
 from .blocks import WireBlock, model_blocks, text_of, wire_content
 from .lines import decoded_lines
-from .model import ASSISTANT, USER, ThreadBuilder, Transcript
+from .model import ASSISTANT, USER, Block, ThreadBuilder, Transcript
 from .values import usage_of, when_key
 
 HARNESS = "jsonl-store"
@@ -103,9 +103,16 @@ def _usage(value: object):
     return usage_of(*picked)
 
 
-def parse(body: bytes) -> Transcript:
-    """Read one store-harness record body into a :class:`~.model.Transcript`."""
-    builder = ThreadBuilder(HARNESS)
+def line_blocks(raw: bytes) -> list[Block]:
+    """The blocks :func:`parse` builds from the one body line ``raw``: what
+    :mod:`.refill` reads again (this harness is rare: parse itself, on one line)."""
+    return [block for turn in parse((raw,)).turns for block in turn.blocks]
+
+
+def parse(body, lean=None) -> Transcript:
+    """Read one store-harness record body (bytes, or its lines) into a
+    :class:`~.model.Transcript`; ``lean``: see :mod:`.lean`."""
+    builder = ThreadBuilder(HARNESS, lean)
     for value, raw, typed in decoded_lines(body, _DECODE, builder):
         if typed and (value.type is None or (
                 value.message is not None and value.message.role is None)):

@@ -6,7 +6,9 @@ worker thread behind the redaction limiter, so the socket stays responsive. Pass
 repeat while there is work, then wait for intake or the timer. An entry whose capture
 failed retryably is not planned again until the drain interval has passed, so a
 failing entry cannot monopolise passes; an unexpected exception fails one entry, never
-the loop. Log lines name the staged entry (``abcd history staged`` lists it by that
+the loop. After a pass that stored at least
+:data:`~.memory.TRIM_AFTER_BYTES`, the memory it used is handed back
+(:func:`~.memory.release_after`). Log lines name the staged entry (``abcd history staged`` lists it by that
 name) and the outcome; an unexpected error is logged without its message, which could
 quote the unredacted bytes (:func:`.logs.log_unexpected`)."""
 
@@ -24,6 +26,7 @@ from ..status import PassSummary
 from ..store.lane import Lane, list_lanes
 from ..store.record import format_rfc3339_ns
 from .logs import log_unexpected
+from .memory import TRIM_AFTER_BYTES, release_after
 
 log = logging.getLogger("abcd.daemon")
 
@@ -32,6 +35,8 @@ async def drain_loop(daemon) -> None:
     # The search index is repaired at start (a crash between a record write and its
     # rows), then kept level after every pass that stored something.
     await trio.to_thread.run_sync(index_sync, daemon, None, limiter=daemon.io_limiter)
+    # That repair may have read every record: its garbage is not the idle daemon's.
+    await trio.to_thread.run_sync(release_after, TRIM_AFTER_BYTES, limiter=daemon.io_limiter)
     while not daemon.stopping.is_set():
         daemon.drain_wake = trio.Event()
         while not daemon.stopping.is_set():
@@ -104,6 +109,7 @@ async def _drain_pass(daemon) -> bool:
     started = time.monotonic()
     summary = PassSummary(remaining=plan.remaining)
     touched: set[str] = set()
+    stored_bytes = 0
     for entry in plan.take:
         if daemon.stopping.is_set():
             break
@@ -115,6 +121,7 @@ async def _drain_pass(daemon) -> bool:
             touched.add(entry.root_sha)
             summary.stored += 1
             daemon.stats.stored_total += 1
+            stored_bytes += outcome.bytes
             log.info("stored %s (%d bytes)", who, outcome.bytes)
         elif outcome.status == "already-stored":
             summary.already_stored += 1
@@ -135,4 +142,7 @@ async def _drain_pass(daemon) -> bool:
     if summary.stored or summary.quarantined:
         daemon.follower.changed()  # the missing summary counts stored transcripts
     await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)
+    # A large capture (and the index sync that read its record) leaves its garbage in
+    # the allocator's arenas: give it back, as after a large reply (server/memory.py).
+    await trio.to_thread.run_sync(release_after, stored_bytes, limiter=daemon.io_limiter)
     return plan.remaining > 0 or summary.stored + summary.already_stored > 0

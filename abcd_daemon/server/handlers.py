@@ -9,6 +9,7 @@ in-process; anything else becomes an ``InternalError`` reply and is logged.
 from __future__ import annotations
 
 import logging
+import tempfile
 import threading
 import time
 
@@ -17,6 +18,7 @@ import msgspec
 from ..config import Config, DrainBudget
 from ..errors import AbcdError, InputError
 from ..ids import check_root_sha
+from ..limits import STREAM_ABOVE
 from ..index.values import REPORTS, ROLES
 from ..intake.failed import discard_failed, list_failed, retry_failed
 from ..locate.notes import read_gap
@@ -26,7 +28,8 @@ from ..queue.drain import drain_pass
 from ..queue.staged import list_quarantined, list_staged
 from ..queue.survey import survey_backlog
 from ..store.lane import Lane, list_lanes
-from ..store.records import list_for_session, list_records, read_body
+from ..store.body import body_of
+from ..store.records import list_for_session, list_records
 from ..store.sessions import expand_session, resolve_record
 from ..wire import messages as m
 
@@ -34,6 +37,18 @@ log = logging.getLogger("abcd.daemon")
 
 #: Requests whose handler takes a progress callback (their replies stream Progress).
 _PROGRESSING = (m.IngestRequest, m.DrainRequest, m.IndexRebuildRequest)
+
+
+def _blocks_of(f):
+    """The content of the temp file ``f``, from its start, in ``Chunk``-sized blocks;
+    closes it at the end (or when the stream is abandoned)."""
+    with f:
+        f.seek(0)
+        while True:
+            block = f.read(m.CHUNK)
+            if not block:
+                return
+            yield block
 
 
 def error_reply(exc: BaseException) -> m.ErrorReply:
@@ -67,8 +82,10 @@ class Handlers:
     def lane(self, root_sha: str) -> Lane:
         return Lane(self.home, root_sha)
 
-    def handle(self, req, progress=None) -> tuple[object, bytes]:
-        """Answer ``req``. Returns (reply, body); body is b"" for non-streaming replies."""
+    def handle(self, req, progress=None) -> tuple[object, object]:
+        """Answer ``req``. Returns (reply, body); body is b"" for non-streaming replies,
+        and for a large one an iterator of byte blocks read as it is sent (a record
+        body, an artefact spilled to a temp file), so no reply is held whole."""
         try:
             method = getattr(self, "_" + type(req).__name__)
             result = method(req, progress) if type(req) in _PROGRESSING else method(req)
@@ -90,8 +107,11 @@ class Handlers:
     def _ShowRequest(self, req):
         lane = self.lane(req.root_sha)
         record = resolve_record(lane, req.key)
-        body = read_body(lane, record)
-        return m.ShowReply(record=record, body_bytes=len(body)), body
+        body = body_of(lane, record)
+        if body.length <= STREAM_ABOVE:
+            data = body.read()
+            return m.ShowReply(record=record, body_bytes=len(data)), data
+        return m.ShowReply(record=record, body_bytes=body.length), body.chunks(m.CHUNK)
 
     def _StagedRequest(self, req):
         now = time.time_ns()
@@ -133,11 +153,19 @@ class Handlers:
         session_id = expand_session([lane], req.session_id)  # a short id, expanded
         options = ReconstructOptions(session_id=session_id, mode=req.mode,
                                      max_block_bytes=req.max_block_bytes)
-        r = reconstruct(lane, options, now_ns=time.time_ns())
+        large = sum(r.body_bytes for r in list_for_session(lane, session_id)) > STREAM_ABOVE
+        spill = tempfile.TemporaryFile(dir=self.home.root) if large else None
+        try:
+            r = reconstruct(lane, options, now_ns=time.time_ns(), sink=spill,
+                            spill_dir=self.home.root)
+        except BaseException:
+            if spill is not None:
+                spill.close()
+            raise
         head = m.ReconstructReply(artefact_name=r.artefact_name, telemetry_name=r.telemetry_name,
                                   artefact_bytes=r.artefact_bytes,
                                   telemetry_json=r.telemetry_json())
-        return head, r.artefact
+        return head, (r.artefact if spill is None else _blocks_of(spill))
 
     def _IngestRequest(self, req, progress):
         from ..ingest import ingest_request

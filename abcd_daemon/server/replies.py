@@ -29,12 +29,16 @@ async def answer(daemon, stream, request, send) -> None:
                                                 limiter=daemon.io_limiter, abandon_on_cancel=True)
     await send(stream, reply)
     if isinstance(reply, (m.ShowReply, m.ReconstructReply)):
-        view = memoryview(body)  # chunks are views of the body, not copies of it
-        for start in range(0, len(body), m.CHUNK):
-            await send(stream, m.Chunk(data=view[start : start + m.CHUNK]))
+        if isinstance(body, (bytes, bytearray)):
+            view = memoryview(body)  # chunks are views of the body, not copies of it
+            for start in range(0, len(body), m.CHUNK):
+                await send(stream, m.Chunk(data=view[start : start + m.CHUNK]))
+            size = len(body)
+            del view
+        else:  # blocks read from disk as they are sent (handlers.py)
+            size = await _send_blocks(daemon, stream, body, send)
         await send(stream, m.End())
-        size = len(body)
-        del view, body, reply
+        del body, reply
         await trio.to_thread.run_sync(release_after, size, limiter=daemon.io_limiter)
     if isinstance(request, m.RetryRequest):
         daemon.drain_wake.set()  # what a retry staged is drained now, not at the timer
@@ -43,6 +47,21 @@ async def answer(daemon, stream, request, send) -> None:
     if isinstance(request, (m.DiscardRequest, m.RetryRequest, m.DiscardFailedRequest)):
         await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)
 
+
+
+async def _send_blocks(daemon, stream, blocks, send) -> int:
+    """Send each block of the iterator ``blocks`` (read in a worker thread) as a
+    ``Chunk``; returns the bytes sent. The iterator is closed however this ends."""
+    size = 0
+    try:
+        while True:
+            block = await trio.to_thread.run_sync(next, blocks, None, limiter=daemon.io_limiter)
+            if block is None:
+                return size
+            size += len(block)
+            await send(stream, m.Chunk(data=block))
+    finally:
+        blocks.close()
 
 
 async def answer_with_progress(daemon, stream, request, send) -> None:

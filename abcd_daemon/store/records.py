@@ -27,7 +27,7 @@ _HEAD = 16 << 10
 #: A listing's size check on a record file: it reads only the frontmatter, so any
 #: record a capture under any configured cap can write is listed (records of 1 GiB
 #: and more are real). A whole-body read (``read_body``) keeps its own cap;
-#: :func:`open_body` streams a body of any size.
+#: :func:`open_body` (and :mod:`.body`, built on it) streams a body of any size.
 _LIST_CAP = 1 << 44
 
 

@@ -200,3 +200,28 @@ def test_capture_from_stdin_streams_through_staging_and_leaves_no_copy(in_repo, 
     assert staging == []  # the stdin copy is gone once the record is written
     code, out, err = cli("history", "capture", "-", "--session", "sess-in", input=b"")
     assert code == 2 and "stdin was empty" in err
+
+
+def test_show_prints_a_record_over_the_streaming_threshold_as_it_would_print_it_whole(
+        in_repo, cli):
+    """Issue 16: ``show`` streams a large body (read block by block, never held), and
+    what it prints is what printing the whole body at once printed: the text after the
+    ``---`` line, trailing newlines trimmed, control characters made visible."""
+    from abcd_daemon.limits import STREAM_ABOVE
+    from abcd_daemon.paths import Home
+    from abcd_daemon.store.lane import Lane
+    from abcd_daemon.store.record import Record, format_record, format_rfc3339_ns, record_filename
+    from abcd_daemon.termsafe import sanitize_block
+
+    _, sha = in_repo
+    line = json.dumps({"type": "user", "message": {"content": "é \x1b[31m " + "w" * 3000}})
+    body = ("\n" + "\n".join([line] * 6000) + "\n\n\n").encode()
+    assert len(body) > STREAM_ABOVE
+    lane = Lane(Home.from_env(), sha).ensure("records")
+    rec = Record(session_id="sess-big", root_commit=sha, source_sha256="0" * 64,
+                 captured_at=format_rfc3339_ns(10**18))
+    (lane.records / record_filename(rec)).write_bytes(format_record(rec, body))
+    code, out, err = cli("history", "show", "sess-big")
+    assert code == 0, err
+    printed = out.split("\n---\n", 1)[1]
+    assert printed == sanitize_block(body.decode().rstrip("\n")) + "\n"

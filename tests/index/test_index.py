@@ -286,3 +286,38 @@ def test_a_tool_call_is_found_by_the_words_of_its_input_not_its_json_escapes(hom
     hits = search(conn, "makepkg", Filters(tool="Bash"))
     assert [(h.session_id, h.role) for h in hits] == [("tool-words", "assistant")]
     assert search(conn, "nmakepkg") == []  # "\n" is a line break, never glued to the word after it
+
+
+def test_a_body_read_lean_gives_the_rows_loading_it_whole_gives():
+    """Issue 16: the index reads a record of any size lean and makes its rows as it
+    writes them; on every real session they are the rows of the whole-body read."""
+    from abcd_daemon.index.derive import derive, derive_lean
+    from abcd_daemon.reconstruct.lean import InMemoryBody
+    from abcd_daemon.store.record import Record
+
+    from ..reconstruct.real import agent_files, main_threads
+
+    files = [f for main in main_threads() for f in (main, *agent_files(main))]
+    assert len(files) >= 40
+    for path in files:
+        body = path.read_bytes()
+        rec = Record(session_id="s", root_commit="a" * 40, source_sha256="0" * 64, name=path.name)
+        whole, lean = derive(rec, body), derive_lean(rec, InMemoryBody(body))
+        assert list(lean.turns) == whole.turns, path
+        assert lean.responses == whole.responses, path
+
+
+def test_sync_indexes_a_record_over_the_streaming_threshold(home, repo, fixtures_dir, monkeypatch):
+    from abcd_daemon.index import db
+
+    _lane(home, repo, fixtures_dir)
+    rows = "SELECT record, turn, role, tools, text FROM turns JOIN turn_text ON turn_text.rowid = turns.id ORDER BY id"
+    monkeypatch.setattr(db, "STREAM_ABOVE", 0)  # every record is read lean
+    conn = connect(home)
+    sync(conn, home)
+    lean_rows = conn.execute(rows).fetchall()
+    lean_usage = _tokens(conn, SESSION)
+    monkeypatch.setattr(db, "STREAM_ABOVE", 1 << 40)
+    rebuild(home)
+    assert conn.execute(rows).fetchall() == lean_rows and len(lean_rows) > 100
+    assert _tokens(conn, SESSION) == lean_usage

@@ -223,3 +223,32 @@ def test_the_daemon_serves_the_same_reconstruction(repo, tmp_path):
             now_ns=1).artefact
     finally:
         assert daemon.stop() == 0, daemon.read_log()
+
+
+def test_a_record_over_64_mib_reconstructs_whole_through_the_cli(cli, tmp_path):
+    """Issue 16: a body larger than the old 64 MiB read cap is read lean and written as
+    it is rendered — every turn is in the artefact, the record is not dropped, and only
+    the two files are left in --out."""
+    big = SESSION.replace("0000", "b16b", 1)
+    turns = 1400  # x ~50 kB = ~70 MB of body
+    cc = CC(session=big)
+    for i in range(turns):
+        cc.user(f"question {i} " + "q" * 25000).say(f"m{i}", f"answer {i} " + "a" * 25000,
+                                                    usage=usage())
+    rec, body = record(cc.body(), session=big)
+    rec.root_commit = cli.lane.root_sha
+    assert len(body) > 64 << 20
+    (cli.lane.records / rec.name).write_bytes(format_record(rec, body))
+    del body, cc
+    out = tmp_path / "bigout"
+    out.mkdir()
+    result = cli(big, "--out", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert sorted(os.listdir(out)) == [f"{big}.md", f"{big}.telemetry.json"]
+    telemetry = json.loads((out / f"{big}.telemetry.json").read_text())
+    assert telemetry["completeness"].get("dropped_records", []) == []
+    assert telemetry["turns"]["total"] == 2 * turns
+    with open(out / f"{big}.md", "rb") as f:
+        headings = sum(line.startswith(b"### Turn ") for line in f)
+    assert headings == 2 * turns
+    assert (out / f"{big}.md").stat().st_size > 64 << 20

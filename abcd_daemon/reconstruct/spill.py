@@ -1,0 +1,54 @@
+"""A list of ``str`` pieces that keeps only a bounded tail in memory.
+
+:class:`Spill` takes what a renderer would append to a list (``append``, ``extend``) and,
+once more than :data:`FLUSH_CHARS` characters are held, writes them UTF-8 encoded
+(``"replace"`` errors, as the artefact is encoded) to an anonymous, owner-only temp file
+(unlinked at once, gone when closed). :meth:`Spill.copy_to` writes everything, in order,
+to a binary file. Encoding piece by piece gives the bytes encoding the joined string
+would: a Python string has no multi-unit characters for a cut to split.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+
+#: Characters held before they are written out.
+FLUSH_CHARS = 1 << 20
+
+
+class Spill:
+    def __init__(self, directory=None) -> None:
+        self._file = tempfile.TemporaryFile(dir=directory)  # mode 0600, already unlinked
+        self._held: list[str] = []
+        self._chars = 0
+
+    def __enter__(self) -> "Spill":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._file.close()
+
+    def append(self, piece: str) -> None:
+        self._held.append(piece)
+        self._chars += len(piece)
+        if self._chars >= FLUSH_CHARS:
+            self._flush()
+
+    def extend(self, pieces) -> None:
+        for piece in pieces:
+            self.append(piece)
+
+    def _flush(self) -> None:
+        if self._held:
+            self._file.write("".join(self._held).encode("utf-8", "replace"))
+        self._held = []
+        self._chars = 0
+
+    def copy_to(self, out) -> int:
+        """Write every piece so far to ``out``; returns the bytes written."""
+        self._flush()
+        size = self._file.tell()
+        self._file.seek(0)
+        shutil.copyfileobj(self._file, out, 1 << 20)
+        return size

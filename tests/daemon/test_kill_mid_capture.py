@@ -29,16 +29,22 @@ def _transcript(path: Path, lines: int) -> bytes:
     return data
 
 
-def test_a_kill_9_mid_capture_leaves_no_record_keeps_the_entry_and_stores_once(tmp_path):
+def _store_with_a_big_transcript(tmp_path: Path):
+    """A store, a repository and a ~22 MB transcript (seconds of redaction) in
+    ``tmp_path``, with small capture chunks so the body temp file exists for most of
+    the capture: ``(env, repo, transcript bytes, the repository's lane)``."""
     env = env_for(tmp_path)
     repo = tmp_path / "repo"
     sha = make_repo(repo)
     home = Path(env["ABCD_HOME"])
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
-    # Small chunks, so the body temp file exists for most of the capture.
     (home / "config.toml").write_text("settle_timeout_s = 0.2\ncapture_chunk_bytes = 65536\n")
-    data = _transcript(tmp_path / "t.jsonl", 12000)  # ~22 MB: seconds of redaction
-    lane = Lane(Home(str(home)), sha)
+    data = _transcript(tmp_path / "t.jsonl", 12000)
+    return env, repo, data, Lane(Home(str(home)), sha)
+
+
+def test_a_kill_9_mid_capture_leaves_no_record_keeps_the_entry_and_stores_once(tmp_path):
+    env, repo, data, lane = _store_with_a_big_transcript(tmp_path)
     daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()
     try:
         payload = {"session_id": SESSION, "cwd": str(repo), "hook_event_name": "SessionEnd",
@@ -89,14 +95,7 @@ def test_kill_9_at_several_instants_of_one_capture_then_it_is_stored_exactly_onc
     tenth, a third and three fifths of the body written), restarted after each. After
     every kill: the kill landed mid-capture (a body temp file part-written, no record),
     no record file exists, the entry is still staged. At the end: one record, whole."""
-    env = env_for(tmp_path)
-    repo = tmp_path / "repo"
-    sha = make_repo(repo)
-    home = Path(env["ABCD_HOME"])
-    home.mkdir(mode=0o700, parents=True, exist_ok=True)
-    (home / "config.toml").write_text("settle_timeout_s = 0.2\ncapture_chunk_bytes = 65536\n")
-    data = _transcript(tmp_path / "t.jsonl", 12000)  # ~22 MB: seconds of redaction
-    lane = Lane(Home(str(home)), sha)
+    env, repo, data, lane = _store_with_a_big_transcript(tmp_path)
     payload = {"session_id": SESSION, "cwd": str(repo), "hook_event_name": "SessionEnd",
                "transcript_path": str(tmp_path / "t.jsonl")}
     landed = []

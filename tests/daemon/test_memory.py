@@ -66,13 +66,18 @@ def test_rss_returns_near_its_size_before_after_serving_large_reconstructs(tmp_p
             reconstruct(SESSION, tmp_path / f"big{i}")
             assert (tmp_path / f"big{i}" / f"{SESSION}.md").stat().st_size > 25 << 20
             # The trim runs once the reply is sent: wait for it, then hold the bound.
-            wait_for(lambda: rss(daemon.proc.pid) < before + SLACK, 20,
-                     what=f"RSS back under {(before + SLACK) >> 20} MiB "
-                          f"(before {before >> 20} MiB, now {rss(daemon.proc.pid) >> 20} MiB)")
+            _wait_back_under(daemon.proc.pid, before, 20)
         print(f"\ndaemon RSS before {before >> 20} MiB, after 3 large reconstructs "
               f"{rss(daemon.proc.pid) >> 20} MiB")
     finally:
         assert daemon.stop() == 0
+
+
+def _wait_back_under(pid: int, before: int, timeout: float) -> None:
+    """Wait until the daemon's RSS is under ``before`` + SLACK (failing with both)."""
+    wait_for(lambda: rss(pid) < before + SLACK, timeout,
+             what=f"RSS back under {(before + SLACK) >> 20} MiB "
+                  f"(before {before >> 20} MiB, now {rss(pid) >> 20} MiB)")
 
 
 def _transcript(path: Path, session: str, lines: int) -> None:
@@ -149,9 +154,7 @@ def test_rss_returns_near_its_size_before_after_a_large_capture(tmp_path):
         time.sleep(1)
         before = rss(daemon.proc.pid)
         capture(SESSION, 60000)  # ~40 MB
-        wait_for(lambda: rss(daemon.proc.pid) < before + SLACK, 30,
-                 what=f"RSS back under {(before + SLACK) >> 20} MiB "
-                      f"(before {before >> 20} MiB, now {rss(daemon.proc.pid) >> 20} MiB)")
+        _wait_back_under(daemon.proc.pid, before, 30)
         print(f"\ndaemon RSS before {before >> 20} MiB, after a 40 MB capture "
               f"{rss(daemon.proc.pid) >> 20} MiB")
     finally:

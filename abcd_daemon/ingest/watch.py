@@ -189,8 +189,16 @@ class RootWatch(SettleWatch):
                 self.report(WatchEvent(kind="gone", root=self.root, path=path))
 
     async def event(self, change: watchfiles.Change, path: str) -> None:
-        """Re-stat one path an event named and tell the tracker what is there now."""
-        self.wake.set()  # whatever it was, the tick looks again (the root may be gone)
+        """Re-stat one path an event named and tell the tracker what is there now, then
+        wake the tick — after, not before: a new directory is walked in a thread, and a
+        tick woken before the walk had tracked its files would sleep past them (until
+        ``idle_s``), a session stored half a minute late."""
+        try:
+            await self._observe(change, path)
+        finally:
+            self.wake.set()  # whatever it was, the tick looks again (the root may be gone)
+
+    async def _observe(self, change: watchfiles.Change, path: str) -> None:
         try:
             st = os.lstat(path)
         except FileNotFoundError:

@@ -222,3 +222,30 @@ async def test_a_tracked_transcript_that_is_deleted_is_reported_gone(tmp_path):
         await w.until(lambda: w.kinds("gone"))
         assert [e.path for e in w.kinds("gone")] == [str(path)]
         w.stop.set()
+
+
+async def test_an_event_for_a_new_directory_wakes_the_tick_only_once_its_files_are_tracked(tmp_path):
+    """The tick replaces its wake event whenever it wakes; a new directory is walked in
+    a worker thread. Were the wake set before the walk, a tick woken meanwhile would
+    arm a fresh event and sleep ``idle_s`` past the files the walk then tracked (a
+    session stored half a minute late). The wake the tick waits on after the event must
+    be set, with the walked file already tracked."""
+    from abcd_daemon.ingest.watch import RootWatch
+
+    root = tmp_path / "projects"
+    project = root / "-work-repo"
+    project.mkdir(parents=True)
+    session = "5a9221e2-0000-4000-8000-000000000001"
+    (project / f"{session}.jsonl").write_text(json.dumps(claude_line(session, "/work/repo", 0)) + "\n")
+    watch = RootWatch(str(root), rescan_s=300, idle_s=30, settle_s=SETTLE, on_settled=lambda p: None,
+                      stop_event=trio.Event(), report=lambda e: None, poll_s=1.0, known=None)
+    scan = watch.scan
+
+    async def scan_while_the_tick_rearms(start, *, baseline):
+        watch.wake = trio.Event()  # what the tick does when an earlier set woke it
+        await scan(start, baseline=baseline)
+
+    watch.scan = scan_while_the_tick_rearms
+    await watch.event(__import__("watchfiles").Change.added, str(project))
+    assert watch.wake.is_set()
+    assert watch.tracker.next_due() is not None

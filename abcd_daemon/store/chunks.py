@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterator
 
 from ..errors import RetryableError
+from ..scanner.windows import lowered_windows
 
 _PRIVATE = re.compile(rb"(?i)private")
 _READ = 1 << 20
@@ -95,10 +96,7 @@ def names_begin(line: bytes) -> bool:
     A case-folded copy and a substring search: several times faster than a
     case-insensitive regex, which has no literal fast path. A long line is folded in
     overlapping windows, so no copy of it is made whole."""
-    if len(line) <= _WINDOW:
-        return b"begin" in line.lower()
-    step = _WINDOW - 4  # windows overlap by len("begin") - 1
-    return any(b"begin" in line[i:i + _WINDOW].lower() for i in range(0, len(line), step))
+    return any(b"begin" in low for _at, low, _limit in lowered_windows(line, overlap=4, step=_WINDOW))
 
 
 def cut_is_safe(armed: bool, line: bytes) -> bool:

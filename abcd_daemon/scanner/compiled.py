@@ -13,6 +13,9 @@ Contract of :class:`Compiled` (built once per rule by ``engine.Scanner``):
   generic rule (a shape, tried on every line the gate names) and every generic rule
   whose ``Rule.search`` is ``"neighbourhood"`` — which must fit that neighbourhood
   and need none of the per-hit tests, else compiling it raises ``ValueError``;
+- ``late``: a generic neighbourhood rule (a catch-all: secret-named assignments and
+  flags) is searched after every other keyword rule, so a span a rule that ranks before
+  it already took is not checked again (``engine``);
 - the remaining fields are the rule's window and boundary facts, read per hit.
 
 :class:`Finding` is the engine's output value.
@@ -57,7 +60,7 @@ class Compiled:
     """One rule as the engine runs it (see the module contract)."""
 
     __slots__ = ("rule", "rx", "check", "back", "reach", "anchor", "anchor_set", "word", "match_only", "is_pem",
-                 "near", "near_count", "clip", "literal", "whole_line", "groups", "linear", "spaced")
+                 "near", "near_count", "clip", "literal", "whole_line", "late", "groups", "linear", "spaced")
 
     def __init__(self, rule: Rule) -> None:
         flags = re.IGNORECASE if rule.ignorecase else 0
@@ -77,6 +80,10 @@ class Compiled:
         neighbourhood = _neighbourhood_searched(rule)  # (raises for a rule that cannot be)
         self.whole_line = rule.source == "provider" or (rule.source == "generic" and not rule.keywords) \
             or neighbourhood
+        # The catch-all generic rules searched by neighbourhood (secret-named
+        # assignments and flags) run after every other rule's hits: where a specific
+        # rule that ranks before them took the very span, their check is skipped.
+        self.late = neighbourhood and rule.source == "generic"
         self.check = CHECKS[rule.check] if rule.check else None
         self.back = rule.back
         self.reach = rule.reach

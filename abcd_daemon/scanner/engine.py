@@ -61,6 +61,7 @@ FALLBACK_KINDS = frozenset({"token:bare", "token:prefixed_body"})
 FALLBACK_SLACK = 8
 
 _TICK_EVERY = 1024
+_LAST = 1 << 30  # the rank of a shape rule: after every other rule
 _DELIM_SEARCH = 8192
 _DELIMS = re.compile(rb"""[\s"',;<>]""")
 
@@ -168,7 +169,6 @@ class Scanner:
         candidates = spaced_c + raw_c
         #: rule index -> its position in the gates (a rule a gate cannot take is ungated)
         self._gated_pos = {ci: j for j, (ci, _) in enumerate(candidates) if j not in ungated}
-        self._pf = Prefilter([tuple(k.encode("utf-8") for k in r.keywords) for r in self.rules], self._gated_pos)
         #: Shape-only rules: a finding of theirs that the findings of other rules
         #: cover (but for ``FALLBACK_SLACK`` bytes) is dropped — the rule that knows
         #: the token's format labels it, and its severity decides.
@@ -177,6 +177,14 @@ class Scanner:
         # Equal spans: identity kinds first (PLACEHOLDERS order), then table order.
         order = {k: i for i, k in enumerate(PLACEHOLDERS)}
         self._priority = [order.get(r.kind, len(order) + i) for i, r in enumerate(self.rules)]
+        #: A match whose span equals one a rule of lower rank already accepted is not
+        #: checked: ``_findings`` would keep that rule's finding and drop it. A shape
+        #: rule ranks last (it yields to any other rule's equal span, and none yields
+        #: to it), so its acceptance never spares another rule's check.
+        self._rank = [_LAST if i in self._fallback else p for i, p in enumerate(self._priority)]
+        # (a hit's rules in rank order: the one whose finding would be kept checks first)
+        self._pf = Prefilter([tuple(k.encode("utf-8") for k in r.keywords) for r in self.rules], self._gated_pos,
+                             self._rank)
 
     def home_sweep(self, data: bytes, tick: Callable[[], None] | None = None) -> list[Finding]:
         """The literal backstop of stage two: the caller's home, in its plain,
@@ -262,7 +270,11 @@ class Scanner:
         hits = self._pf.hits(buf, lines)
         comp = self._comp
         done = [0] * len(comp)
-        ends: set[int] = set()  # where accepted spans end: a token glued to one starts a word
+        # where accepted spans end (a token glued to one starts a word) -> that span's
+        # start and its rule's rank (an equal span of a higher rank is not checked)
+        ends: dict[int, tuple[int, int]] = {}
+        rank = self._rank
+        later: list[tuple[int, int, int]] = []  # the catch-all rules' neighbourhoods, run last
         out: list = []
         ctx = self._ctx
         countdown = 0
@@ -295,7 +307,10 @@ class Scanner:
                     if le < 0:
                         le = _delimiter_after(buf, min(n, e + PROVIDER_REACH), n)
                     done[ci] = le
-                    self._line_matches(c, ci, sbuf, ls, le, out, ends, ctx)
+                    if c.late:
+                        later.append((ci, ls, le))
+                    else:
+                        self._line_matches(c, ci, b, ls, le, out, ends, ctx, rank[ci])
                     continue
                 if c.literal and cov_s <= s and e <= cov_e and e - s < cov_e - cov_s:
                     continue  # a literal inside a longer span just found: that span masks it
@@ -325,19 +340,21 @@ class Scanner:
                     nl = buf.find(b"\n", s, we)
                     if nl >= 0:
                         we = nl
-                m, span = self._try(c, b, ws, s, we, n, ctx, ends)
+                m, span = self._try(c, b, ws, s, we, n, ctx, ends, rank[ci])
                 if m is None:
                     if span > done[ci]:
                         done[ci] = span  # hits inside a rejected run would retry the same run
                     continue
                 done[ci] = m.end()
-                ends.add(span[1])
+                ends[span[1]] = (span[0], rank[ci])
                 cov_s, cov_e = span
                 block = None
                 if c.is_pem:
                     le = buf.find(b"\n", m.end())
                     block = consume_block(buf, m.start(), m.end(), le if le >= 0 else n)
                 out.append((span[0], span[1], ci, block))
+        for ci, ls, le in later:
+            self._line_matches(comp[ci], ci, sbuf if comp[ci].spaced else buf, ls, le, out, ends, ctx, rank[ci])
         gated_pos = self._gated_pos
         for ci in self._every_line:
             if tick is not None:
@@ -345,18 +362,18 @@ class Scanner:
             pos = gated_pos.get(ci)
             b = sbuf if comp[ci].spaced else buf
             if pos is None:  # (``(?m)``: ``$`` holds at every line end)
-                self._line_matches(comp[ci], ci, b, 0, n, out, ends, ctx)
+                self._line_matches(comp[ci], ci, b, 0, n, out, ends, ctx, rank[ci])
                 continue
             # Matches never cross a line and RE2 judges assertions on the whole
             # buffer, so searching the gate's lines finds what searching it all would.
             for ls, le, allowed in lines:
                 if pos in allowed:
-                    self._line_matches(comp[ci], ci, b, ls, le, out, ends, ctx)
+                    self._line_matches(comp[ci], ci, b, ls, le, out, ends, ctx, rank[ci])
         return out
 
     @staticmethod
-    def _line_matches(c: Compiled, ci: int, buf: bytes, ls: int, le: int, out: list, ends: set[int],
-                      ctx) -> None:
+    def _line_matches(c: Compiled, ci: int, buf: bytes, ls: int, le: int, out: list,
+                      ends: dict[int, tuple[int, int]], ctx, rank: int) -> None:
         """Every acceptable match of ``c`` in ``buf[ls:le]`` (RE2, never across a
         line). The masked span is the first capture group that took part in the
         match, else the whole match; placeholders, masked text and matches the
@@ -388,6 +405,9 @@ class Scanner:
                     break
             if span[1] <= span[0]:
                 continue
+            got = ends.get(span[1])
+            if got is not None and got[0] == span[0] and got[1] < rank:
+                continue  # a rule that ranks before this one masks these very bytes
             # The vetoes are pure, so their order changes no outcome: masked text
             # first (a rescan meets mostly values it masked itself), then the check.
             value = buf[span[0] : span[1]]
@@ -395,9 +415,10 @@ class Scanner:
                     or is_placeholder(value):
                 continue
             out.append((span[0], span[1], ci, None))
-            ends.add(span[1])
+            ends[span[1]] = (span[0], rank)
 
-    def _try(self, c: Compiled, buf: bytes, ws: int, s: int, we: int, n: int, ctx, ends: set[int]):
+    def _try(self, c: Compiled, buf: bytes, ws: int, s: int, we: int, n: int, ctx,
+             ends: dict[int, tuple[int, int]], rank: int):
         """``(match, masked span)`` for the hit at ``s``, or ``(None, skip_to)``:
         an anchored rule whose candidate was rejected may skip hits before
         ``skip_to`` (they start the same run); otherwise ``skip_to`` is 0."""
@@ -407,13 +428,13 @@ class Scanner:
             m = rx.match(buf, ws, we)
             if m is None:
                 return None, 0
-            return self._accept(c, buf, m, we, n, ctx, ends) or (None, m.end() if c.anchor else 0)
+            return self._accept(c, buf, m, we, n, ctx, ends, rank) or (None, m.end() if c.anchor else 0)
         pos = ws
         for _ in range(_MAX_TRIES):
             m = rx.search(buf, pos, we, s) if c.linear else rx.search(buf, pos, we)
             if m is None or m.start() > s:
                 return None, 0
-            found = self._accept(c, buf, m, we, n, ctx, ends)
+            found = self._accept(c, buf, m, we, n, ctx, ends, rank)
             if found:
                 return found
             pos = max(m.end(), m.start() + 1)  # like finditer: never a suffix of a rejected match
@@ -422,7 +443,8 @@ class Scanner:
         return None, 0
 
     @staticmethod
-    def _accept(c: Compiled, buf: bytes, m: re.Match[bytes], we: int, n: int, ctx, ends: set[int]):
+    def _accept(c: Compiled, buf: bytes, m: re.Match[bytes], we: int, n: int, ctx,
+                ends: dict[int, tuple[int, int]], rank: int):
         m = _to_line_end(c.rx, buf, m, we)
         if c.word and not boundary_before(buf, m.start()) and m.start() not in ends:
             return None  # no leading boundary, unless a finding just ended there
@@ -431,6 +453,9 @@ class Scanner:
         span = m.span(c.rule.group)
         if span[0] < 0:
             span = m.span()
+        got = ends.get(span[1])
+        if got is not None and got[0] == span[0] and got[1] < rank:
+            return None  # a rule that ranks before this one masks these very bytes
         value = buf[span[0] : span[1]]
         if already_masked(value):
             return None

@@ -62,17 +62,22 @@ def _automaton(patterns: list[bytes]):
 
 class Prefilter:
     """Keyword automata for ``keywords_per_rule``; ``gated`` maps a gated rule's
-    index to its position in the gate (see the module contract)."""
+    index to its position in the gate (see the module contract); a hit's owners are
+    in ``rank`` order (a rule's rank by its index; default: the index itself)."""
 
     __slots__ = ("_always", "_always_owners", "_always_mixed", "_gated", "_gated_words", "_gated_owners",
                  "_gate_pos", "_keyworded", "_by_set", "_words_at", "_overlap")
 
-    def __init__(self, keywords_per_rule: Sequence[Sequence[bytes]], gated: dict[int, int] | None = None) -> None:
+    def __init__(self, keywords_per_rule: Sequence[Sequence[bytes]], gated: dict[int, int] | None = None,
+                 rank: Sequence[int] | None = None) -> None:
         gated = gated or {}
         owners: dict[bytes, list[int]] = {}
         for idx, keywords in enumerate(keywords_per_rule):
             for kw in keywords:
                 owners.setdefault(kw.lower(), []).append(idx)
+        if rank is not None:
+            for who in owners.values():
+                who.sort(key=rank.__getitem__)
         for kw in VIEW_TRIGGERS:
             owners.setdefault(kw, []).append(VIEW)
         #: a window must also hold a keyword starting at its last byte

@@ -111,6 +111,27 @@ def test_every_secret_among_many_secret_named_keys_on_one_line_is_masked(scanner
     assert out.startswith(raw[:200])
 
 
+def test_a_dense_line_of_passwords_is_labelled_by_the_password_rule_and_judged_once_per_value(scanner, monkeypatch):
+    """The catch-all ``secret_assignment`` runs after the specific rules: a value the
+    password rule took (it ranks first, so its label is the one kept) is not judged
+    again by the catch-all's entropy gate — the adversarial input of
+    ``bench/redaction.py`` (dense ``password=`` hits) costs one judgement per value."""
+    calls: dict[str, int] = {}
+    for c in scanner._comp:
+        if c.rule.name in ("secret_assignment", "password_assignment"):
+            def counted(buf, m, ctx, _check=c.check, _name=c.rule.name):
+                calls[_name] = calls.get(_name, 0) + 1
+                return _check(buf, m, ctx)
+            monkeypatch.setattr(c, "check", counted)
+    values = [f"Zq{i}XvT2mLw" for i in range(8)]
+    raw = b" ".join(f"password={v}".encode() for v in values) + b"\nDB_TOKEN=Hk3pQ9vX2mRt7LwZ5nBc\n"
+    result = redact_text(scanner, raw)
+    assert all(v.encode() not in result.text for v in values) and b"Hk3pQ9vX2mRt7LwZ5nBc" not in result.text
+    assert sorted((rule, n) for rule, _, n in result.findings) == [("password_assignment", 1)] * 8 + [
+        ("secret_assignment", 2)]
+    assert calls == {"password_assignment": 8, "secret_assignment": 1}
+
+
 def test_a_word_after_a_secret_name_is_left_alone(scanner):
     raw = b"password_policy = strict\ntoken_count = 1024\napi_version: 2024-01-01\n"
     assert redact_text(scanner, raw).text == raw

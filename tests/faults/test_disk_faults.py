@@ -198,7 +198,8 @@ def test_a_full_disk_under_abcd_home_sends_the_payload_to_the_fallback_spool_and
     wait_for(lambda: not list(fallback.glob("*.json")), what="the fallback spool to empty")
     assert len(_stored(lane, "a0f0110b")) == 1
     assert read_body(lane, _stored(lane, "a0f0110b")[0]) == raw
-    assert not list(lane.staging.glob("*.raw"))
+    # (the staged copy is removed just after the record lands: wait, do not race it)
+    wait_for(lambda: not list(lane.staging.glob("*.raw")), what="the staged copy to be removed once stored")
     assert _empty(fs.path / "spool" / "failed")
 
 

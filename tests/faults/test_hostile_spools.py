@@ -186,11 +186,13 @@ def test_a_hostile_spool_entry_is_kept_in_failed_with_a_reason_naming_what_it_is
     expected = _make_entry(kind, served.home / "spool" / "new" / name, served, request)
     served.ring()
     reason_file = served.home / "spool" / "failed" / (name + ".reason")
-    reason = wait_for(lambda: reason_file.exists() and reason_file.read_text(),
-                      what=f"the {kind} entry's reason")
-    assert expected in reason
     kept = served.home / "spool" / "failed" / name
-    assert os.path.lexists(kept) and not os.path.lexists(served.home / "spool" / "new" / name)
+    # The reason is written before the entry is moved (a crash between them leaves no
+    # failed entry without its reason): wait for the move, not just for the reason.
+    reason = wait_for(lambda: os.path.lexists(kept) and reason_file.exists() and reason_file.read_text(),
+                      what=f"the {kind} entry and its reason in spool/failed")
+    assert expected in reason
+    assert not os.path.lexists(served.home / "spool" / "new" / name)
     _no_record_of(served, FORGED)
     if kind == "symlink":
         assert (served.files / "pointed-at.json").exists() and kept.is_symlink()

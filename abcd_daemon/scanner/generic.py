@@ -160,6 +160,11 @@ GENERIC_RULES: tuple[Rule, ...] = (
         regex=r"\b(?:[A-Za-z0-9][A-Za-z0-9]{1,15}(?:[_.\-$][A-Za-z0-9]{1,20}){0,2}?[_.\-$])"
               r"((?:[0-9a-f]{32,}|[0-9A-F]{32,}|[0-9A-Z]{20,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
               r"(?:[_.\-][A-Za-z0-9]{1,64}){0,2})\b",
+        # Its gate: the prefix's last byte, its separator and the body's minimum —
+        # what every match holds, without the bounded repeats that made this the
+        # gate's costliest pattern (half its time, the same lines passed).
+        gate=r"[A-Za-z0-9][_.\-$](?:[0-9a-f]{32}|[0-9A-F]{32}|[0-9A-Z]{20}|"
+             r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
         group=1, boundary="", check="prefixed_body", source=GENERIC_SOURCE,
         positive=("- key-3a347f9fe5031c7f20822ba2c0b26eac", "NRAK-7SFYOUTT1S0Y5TZ5Q7LVZ50GMSM  (created)",
                   'client = Client("xaat-19addd61-976e-4a7e-8921-f32ce1ef19e7")'),

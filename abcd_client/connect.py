@@ -9,6 +9,12 @@ queue (``EAGAIN``) is a busy daemon: retried until the connect timeout, then
 :class:`DaemonBusy` — never taken for an absent one. An ``ErrorReply`` is
 raised as :class:`RemoteError`, carrying the daemon's message, hint and exit code, so the
 CLI renders a daemon-side refusal exactly as an in-process one.
+
+The typer-free fast path (:mod:`abcd_client.quick`) serves only what a daemon answers:
+it turns :func:`served_only` on, and then every place that would otherwise fall back to
+in-process work (:func:`daemon`, :func:`running`) raises :class:`NoDaemon` instead —
+before anything is printed — and the fast path hands the command line to typer, which
+runs the same verb from the start.
 """
 
 from __future__ import annotations
@@ -25,6 +31,29 @@ from abcd_daemon.wire.codec import FrameDecoder, encode_frame
 
 CONNECT_TIMEOUT_S = 2.0
 REPLY_TIMEOUT_S = 600.0
+
+
+class NoDaemon(Exception):
+    """No daemon will answer this verb (fast path only; never an AbcdError, so no verb
+    body renders it as a refusal)."""
+
+
+_served_only = False
+
+
+def served_only(on: bool) -> None:
+    """While ``on``, in this process, a verb whose daemon does not answer raises
+    :class:`NoDaemon` instead of working in-process (:mod:`abcd_client.quick`)."""
+    global _served_only
+    _served_only = on
+
+
+def _absent() -> None:
+    """What a verb gets when no daemon will answer: None (work in-process), or —
+    after :func:`served_only` — :class:`NoDaemon`."""
+    if _served_only:
+        raise NoDaemon
+    return None
 
 
 class RemoteError(AbcdError):
@@ -188,17 +217,28 @@ def daemon() -> DaemonClient | None:
     in-process (none answers, or the one that answers serves another store — said on
     stderr). Raises DaemonBusy when this store's daemon cannot take a connection."""
     if os.environ.get("ABCD_LOCAL", "") == "1":
-        return None
+        return _absent()
     home = Home.from_env().root
     try:
         return connect(expect_home=home)
     except DaemonUnavailable:
-        return None
+        return _absent()
     except StoreMismatch as exc:
+        _absent()  # the fast path leaves the note to the typer path
         from .output import note
 
         note(f"abcd: {exc}; working in-process on {home} instead")
         return None
+
+
+def running(home):
+    """A connected client of ``home``'s daemon, or None when none answers (ignoring
+    ``ABCD_LOCAL``: it asks whether one runs). Raises AbcdError for a daemon that is busy
+    or serves another store on this socket."""
+    try:
+        return connect(timeout=2.0, expect_home=home.root)
+    except DaemonUnavailable:
+        return _absent()
 
 
 def ask(request, *, stream: bool = False):

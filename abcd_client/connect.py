@@ -20,8 +20,10 @@ runs the same verb from the start.
 from __future__ import annotations
 
 import os
-import socket
 import time
+# The C socket type itself: ``socket.py`` on top of it builds enums and imports
+# selectors at import, a cost a CLI pays on every verb for nothing it uses here.
+from _socket import AF_UNIX, SOCK_STREAM, socket
 from typing import Union
 
 from abcd_daemon.errors import AbcdError, DaemonBusy, DaemonUnavailable, ProtocolError, StoreMismatch
@@ -66,7 +68,7 @@ class RemoteError(AbcdError):
 
 
 class DaemonClient:
-    def __init__(self, sock: socket.socket, welcome: m.Welcome) -> None:
+    def __init__(self, sock: socket, welcome: m.Welcome) -> None:
         self.sock = sock
         self.welcome = welcome
         self.decoder = FrameDecoder(max_frame=m.MAX_FRAME, type=Union[m.Welcome, m.ErrorReply])
@@ -140,13 +142,13 @@ class DaemonClient:
                 return
 
 
-def _connect_socket(path: str, timeout: float) -> socket.socket:
+def _connect_socket(path: str, timeout: float) -> socket:
     """A socket connected to ``path``, retrying a full listen queue until ``timeout``.
     Raises DaemonBusy when it stays full, OSError when nothing listens."""
     deadline = time.monotonic() + timeout
     delay = 0.005
     while True:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock = socket(AF_UNIX, SOCK_STREAM)
         try:
             sock.settimeout(timeout)
             sock.connect(path)

@@ -104,6 +104,28 @@ def parse(argv: list[str]):
     return path, values
 
 
+def _import_msgspec_lean() -> None:
+    """Import the wire codec's msgspec without ``typing_extensions`` (and the ``inspect``
+    it pulls in: about half of what importing msgspec costs). msgspec imports it only to
+    prefer its ``get_type_hints`` and falls back to :mod:`typing`'s own, which on the
+    Pythons abcd supports reads every annotation the wire types use (they use nothing of
+    typing_extensions). Afterwards typing_extensions imports as usual (typer needs it
+    when the command line falls through); a msgspec that cannot do without it is
+    imported the ordinary way."""
+    import sys
+
+    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # import → ImportError
+    try:
+        import msgspec  # noqa: F401
+    except ImportError:
+        for name in [n for n in sys.modules if n == "msgspec" or n.startswith("msgspec.")]:
+            del sys.modules[name]
+    finally:
+        del sys.modules["typing_extensions"]
+
+
 def run(argv: list[str]) -> bool:
     """Run ``argv`` here when :func:`parse` reads it and a daemon answers (True: done;
     the body may also exit with its code), else False: typer runs it. A closed stdout
@@ -114,6 +136,7 @@ def run(argv: list[str]) -> bool:
     import importlib
     import sys
 
+    _import_msgspec_lean()
     from . import connect
 
     path, values = parsed

@@ -78,8 +78,9 @@ _NEVER = ("rich", "pydantic", "trio", "abcd_daemon.scanner", "abcd_daemon.recons
           "abcd_daemon.store.capture", "abcd_daemon.config", "sqlite3", "abcd_daemon.index.db",
           "abcd_daemon.index.query", "abcd_daemon.index.usage")
 #: what a verb the fast path serves does not load either: its command line is read
-#: without typer (:mod:`abcd_client.quick`)
-_NEVER_QUICK = ("typer", "click", "abcd_client.app")
+#: without typer (:mod:`abcd_client.quick`), msgspec without typing_extensions (nor the
+#: inspect it imports), the socket through the C type, not socket.py
+_NEVER_QUICK = ("typer", "click", "abcd_client.app", "typing_extensions", "inspect", "socket")
 
 
 def loaded(args: list[str], env, cwd) -> list[str]:

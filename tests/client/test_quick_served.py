@@ -145,3 +145,12 @@ def test_with_no_daemon_to_answer_the_command_line_falls_through_to_typer(args, 
     fast, through_typer = _both(args, env, repo)
     assert fast[3] is True  # no daemon answered: typer ran the verb
     assert fast[:3] == through_typer[:3] and fast[1], args
+
+
+def test_a_daemon_of_another_store_is_not_used_and_the_note_saying_so_is_printed_once(served, tmp_path):
+    env, repo, _out = served
+    elsewhere = dict(env, ABCD_HOME=str(tmp_path / "other-home"))  # same socket, other store
+    fast, through_typer = _both(["history", "list"], elsewhere, repo)
+    assert fast[3] is True  # fell through: typer worked in-process on this store
+    assert fast[:3] == through_typer[:3]
+    assert fast[2].count(b"working in-process") == 1

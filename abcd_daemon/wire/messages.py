@@ -8,7 +8,7 @@ as their JSON encoding (the CLI prints JSON anyway), and large bodies stream as
 
 # No `from __future__ import annotations` in this module nor in those its types come
 # from: msgspec evaluates a string annotation (a compile() each) every time a process
-# builds a decoder for the type, ~10 ms of each CLI call (tests/wire/test_annotations.py).
+# builds a decoder for the type, 1-2 ms of a CLI call (tests/wire/test_annotations.py).
 
 from typing import Union
 

@@ -7,8 +7,8 @@ loop, whose daemon answers in a few milliseconds, less than importing typer.
 words first, then its positional arguments and its long options (``--name value``,
 ``--name=value``, flags), each as :data:`VERBS` lists them. Anything else — a help
 request, an unknown or misspelt option, an option :data:`VERBS` leaves to typer, a
-missing or out-of-range value, a value or a positional that starts with ``-`` (other
-than ``-`` itself), ``--`` — returns None, and the command line goes to typer
+missing or out-of-range value, a positional that starts with ``-``, an option's value
+that does (other than ``-`` itself), ``--`` — returns None, and the command line goes to typer
 (:mod:`abcd_client.app`), which defines the same verbs and words every help screen and
 error. ``tests/client/test_quick.py`` checks that for every option both read the same
 values, and that :data:`VERBS` names exactly the options typer declares.
@@ -20,7 +20,8 @@ daemon answers (none running, ``ABCD_LOCAL=1``, a daemon of another store) the b
 raises :class:`~abcd_client.connect.NoDaemon` before it prints anything, and the command
 line goes to typer, which runs the same body from the start and works in-process. So the
 fast path never imports typer, rich or the in-process core, and a verb prints and exits
-the same either way (a daemon's refusal included: the same body renders it).
+the same either way (a daemon's refusal included: the same body renders it). It imports
+msgspec without typing_extensions (:func:`_import_msgspec_lean`).
 """
 
 from __future__ import annotations

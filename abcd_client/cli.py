@@ -2,10 +2,12 @@
 
 Start-up is latency (DESIGN §3.9; ``bench/cli.py``, ``bench/search.py``): importing typer
 (and the click it carries) costs more than a daemon takes to answer a search. So a
-command line :mod:`abcd_client.quick` can read — ``abcd search`` and ``abcd usage`` with
-well-formed options — runs its verb's body directly; every other command line (help, a
-mistake, any other verb) goes through the typer tree in :mod:`abcd_client.app`, which
-also defines those two verbs, their help and their error messages.
+command line :mod:`abcd_client.quick` can read — a daemon-served read verb (``search``,
+``usage``, ``history list | show | staged``, one session's ``history reconstruct``,
+``daemon status``) with well-formed options — runs its verb's body directly, while a
+daemon answers; every other command line (help, a mistake, any other verb, no daemon)
+goes through the typer tree in :mod:`abcd_client.app`, which also defines those verbs,
+their help and their error messages.
 """
 
 from __future__ import annotations

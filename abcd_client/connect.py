@@ -9,13 +9,21 @@ queue (``EAGAIN``) is a busy daemon: retried until the connect timeout, then
 :class:`DaemonBusy` — never taken for an absent one. An ``ErrorReply`` is
 raised as :class:`RemoteError`, carrying the daemon's message, hint and exit code, so the
 CLI renders a daemon-side refusal exactly as an in-process one.
+
+The typer-free fast path (:mod:`abcd_client.quick`) serves only what a daemon answers:
+it turns :func:`served_only` on, and then every place that would otherwise fall back to
+in-process work (:func:`daemon`, :func:`running`) raises :class:`NoDaemon` instead —
+before anything is printed — and the fast path hands the command line to typer, which
+runs the same verb from the start.
 """
 
 from __future__ import annotations
 
 import os
-import socket
 import time
+# The C socket type itself: ``socket.py`` on top of it builds enums and imports
+# selectors at import, a cost a CLI pays on every verb for nothing it uses here.
+from _socket import AF_UNIX, SOCK_STREAM, socket
 from typing import Union
 
 from abcd_daemon.errors import AbcdError, DaemonBusy, DaemonUnavailable, ProtocolError, StoreMismatch
@@ -25,6 +33,29 @@ from abcd_daemon.wire.codec import FrameDecoder, encode_frame
 
 CONNECT_TIMEOUT_S = 2.0
 REPLY_TIMEOUT_S = 600.0
+
+
+class NoDaemon(Exception):
+    """No daemon will answer this verb (fast path only; never an AbcdError, so no verb
+    body renders it as a refusal)."""
+
+
+_served_only = False
+
+
+def served_only(on: bool) -> None:
+    """While ``on``, in this process, a verb whose daemon does not answer raises
+    :class:`NoDaemon` instead of working in-process (:mod:`abcd_client.quick`)."""
+    global _served_only
+    _served_only = on
+
+
+def _absent() -> None:
+    """What a verb gets when no daemon will answer: None (work in-process), or —
+    after :func:`served_only` — :class:`NoDaemon`."""
+    if _served_only:
+        raise NoDaemon
+    return None
 
 
 class RemoteError(AbcdError):
@@ -37,7 +68,7 @@ class RemoteError(AbcdError):
 
 
 class DaemonClient:
-    def __init__(self, sock: socket.socket, welcome: m.Welcome) -> None:
+    def __init__(self, sock: socket, welcome: m.Welcome) -> None:
         self.sock = sock
         self.welcome = welcome
         self.decoder = FrameDecoder(max_frame=m.MAX_FRAME, type=Union[m.Welcome, m.ErrorReply])
@@ -111,13 +142,13 @@ class DaemonClient:
                 return
 
 
-def _connect_socket(path: str, timeout: float) -> socket.socket:
+def _connect_socket(path: str, timeout: float) -> socket:
     """A socket connected to ``path``, retrying a full listen queue until ``timeout``.
     Raises DaemonBusy when it stays full, OSError when nothing listens."""
     deadline = time.monotonic() + timeout
     delay = 0.005
     while True:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock = socket(AF_UNIX, SOCK_STREAM)
         try:
             sock.settimeout(timeout)
             sock.connect(path)
@@ -188,17 +219,28 @@ def daemon() -> DaemonClient | None:
     in-process (none answers, or the one that answers serves another store — said on
     stderr). Raises DaemonBusy when this store's daemon cannot take a connection."""
     if os.environ.get("ABCD_LOCAL", "") == "1":
-        return None
+        return _absent()
     home = Home.from_env().root
     try:
         return connect(expect_home=home)
     except DaemonUnavailable:
-        return None
+        return _absent()
     except StoreMismatch as exc:
+        _absent()  # the fast path leaves the note to the typer path
         from .output import note
 
         note(f"abcd: {exc}; working in-process on {home} instead")
         return None
+
+
+def running(home):
+    """A connected client of ``home``'s daemon, or None when none answers (ignoring
+    ``ABCD_LOCAL``: it asks whether one runs). Raises AbcdError for a daemon that is busy
+    or serves another store on this socket."""
+    try:
+        return connect(timeout=2.0, expect_home=home.root)
+    except DaemonUnavailable:
+        return _absent()
 
 
 def ask(request, *, stream: bool = False):

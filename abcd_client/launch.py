@@ -18,21 +18,12 @@ import subprocess
 import sys
 import time
 
-from abcd_daemon.errors import AbcdError, DaemonUnavailable
+from abcd_daemon.errors import AbcdError
+
+from .connect import running
 
 #: How long ``start`` waits for the new daemon to answer.
 START_TIMEOUT_S = 15.0
-
-
-def running(home):
-    """A connected client of ``home``'s daemon, or None when none answers. Raises
-    AbcdError for a daemon that is busy or serves another store on this socket."""
-    from .connect import connect
-
-    try:
-        return connect(timeout=2.0, expect_home=home.root)
-    except DaemonUnavailable:
-        return None
 
 
 def _private_file(path) -> int:

@@ -1,49 +1,81 @@
-"""Run ``abcd search`` and ``abcd usage`` without typer: the read verbs people run in a
-loop, whose daemon answers in a few tens of milliseconds — less than importing typer.
+"""Run the daemon-served read verbs without typer: ``abcd search``, ``abcd usage``,
+``abcd history list | show | staged``, ``abcd history reconstruct ID`` (one session, to
+``--out DIR`` or ``--out -``) and ``abcd daemon status`` — the verbs people run in a
+loop, whose daemon answers in a few milliseconds, less than importing typer.
 
-:func:`parse` reads a command line only when it is plainly well formed: the verb word
-first, then its positional arguments and its long options (``--name value``,
+:func:`parse` reads a command line only when it is plainly well formed: the verb's
+words first, then its positional arguments and its long options (``--name value``,
 ``--name=value``, flags), each as :data:`VERBS` lists them. Anything else — a help
-request, an unknown or misspelt option, a missing or out-of-range value, a value or a
-positional that starts with ``-``, ``--`` — returns None, and the command line goes to
-typer (:mod:`abcd_client.app`), which defines the same verbs and words every help
-screen and error. ``tests/client/test_quick.py`` checks that for every option both
-read the same values, and that :data:`VERBS` names exactly the options typer declares.
+request, an unknown or misspelt option, an option :data:`VERBS` leaves to typer, a
+missing or out-of-range value, a positional that starts with ``-``, an option's value
+that does (other than ``-`` itself), ``--`` — returns None, and the command line goes to typer
+(:mod:`abcd_client.app`), which defines the same verbs and words every help screen and
+error. ``tests/client/test_quick.py`` checks that for every option both read the same
+values, and that :data:`VERBS` names exactly the options typer declares.
 
-The verb bodies (``commands.search.search``, ``commands.usage.usage``) take keyword
-arguments with typer's defaults, and exit through :func:`abcd_client.output.fail`
-(``SystemExit``), so they behave the same under either parser.
+:func:`run` calls the verb's body — the one function its typer command calls too (keyword
+arguments with typer's defaults, exiting through :func:`abcd_client.output.fail` or
+``SystemExit``) — in served-only mode (:func:`abcd_client.connect.served_only`): when no
+daemon answers (none running, ``ABCD_LOCAL=1``, a daemon of another store) the body
+raises :class:`~abcd_client.connect.NoDaemon` before it prints anything, and the command
+line goes to typer, which runs the same body from the start and works in-process. So the
+fast path never imports typer, rich or the in-process core, and a verb prints and exits
+the same either way (a daemon's refusal included: the same body renders it). It imports
+msgspec without typing_extensions (:func:`_import_msgspec_lean`).
 """
 
 from __future__ import annotations
 
-#: kinds of option: a flag (no value), text, or an int within [lo, hi]
-FLAG, TEXT = "flag", "text"
+#: kinds of option: a flag (no value), text, any int, or an int within (lo, hi)
+FLAG, TEXT, INT = "flag", "text", "int"
 
-#: verb → (module under abcd_client.commands, body function, positional parameters
-#: (name, required), {option: (parameter, kind)})
+#: command path → (module under abcd_client.commands, body function, positional
+#: parameters (name, required, nargs: 1, or -1 for a list of which this reads exactly
+#: one), {option: (parameter, kind)}, the options typer declares that only typer reads)
 VERBS = {
-    "search": ("search", "search", (("query", True),), {
+    ("search",): ("search", "search", (("query", True, 1),), {
         "--all-repos": ("all_repos", FLAG), "--session": ("session", TEXT),
         "--agent-type": ("agent_type", TEXT), "--role": ("role", TEXT), "--tool": ("tool", TEXT),
         "--since": ("since", TEXT), "--until": ("until", TEXT), "--limit": ("limit", (1, 1000)),
-        "--json": ("as_json", FLAG)}),
-    "usage": ("usage", "usage", (("kind", False),), {
+        "--json": ("as_json", FLAG)}, ()),
+    ("usage",): ("usage", "usage", (("kind", False, 1),), {
         "--all-repos": ("all_repos", FLAG), "--since": ("since", TEXT), "--until": ("until", TEXT),
-        "--breakdown": ("breakdown", FLAG), "--json": ("as_json", FLAG)}),
+        "--breakdown": ("breakdown", FLAG), "--json": ("as_json", FLAG)}, ()),
+    ("history", "list"): ("store", "list_records", (), {
+        "--session": ("session", TEXT), "--json": ("as_json", FLAG)}, ()),
+    ("history", "show"): ("store", "show", (("key", True, 1),), {"--json": ("as_json", FLAG)}, ()),
+    ("history", "staged"): ("queue", "staged", (), {
+        "--all-repos": ("all_repos", FLAG), "--json": ("as_json", FLAG)}, ()),
+    ("history", "reconstruct"): ("reconstruct", "reconstruct_sessions", (("session_ids", False, -1),), {
+        "--out": ("out", TEXT), "--mode": ("mode", TEXT), "--max-block-bytes": ("max_block_bytes", INT),
+        "--json": ("as_json", FLAG)}, ("--all", "--all-repos", "--since", "--format")),
+    ("daemon", "status"): ("daemon", "status", (), {"--json": ("as_json", FLAG)}, ()),
 }
 
 
-def parse(argv: list[str]):
-    """``(verb, {parameter: value})`` for a command line this module runs (only what the
-    line gives: the body's defaults fill the rest), or None for typer to handle."""
-    if not argv or argv[0] not in VERBS:
+def _value(kind, value: str):
+    """``value`` read as ``kind`` says, or None when typer should read it."""
+    if kind == TEXT:
+        return value
+    if not (value.isascii() and value.isdigit()):
         return None
-    verb = argv[0]
-    _module, _function, positionals, options = VERBS[verb]
+    number = int(value)
+    if kind == INT:
+        return number
+    lo, hi = kind
+    return number if lo <= number <= hi else None
+
+
+def parse(argv: list[str]):
+    """``(command path, {parameter: value})`` for a command line this module runs (only
+    what the line gives: the body's defaults fill the rest), or None for typer."""
+    path = next((p for p in VERBS if tuple(argv[:len(p)]) == p), None)
+    if path is None:
+        return None
+    _module, _function, positionals, options, _typer_only = VERBS[path]
     values: dict = {}
     given: list[str] = []
-    words = iter(argv[1:])
+    words = iter(argv[len(path):])
     for word in words:
         if not word.startswith("-"):
             given.append(word)
@@ -58,36 +90,65 @@ def parse(argv: list[str]):
             values[param] = True
             continue
         value = inline if eq else next(words, None)
-        if value is None or value.startswith("-"):
+        if value is None or (value.startswith("-") and value != "-"):
             return None
-        if kind != TEXT:
-            lo, hi = kind
-            if not (value.isascii() and value.isdigit() and lo <= int(value) <= hi):
-                return None
-            value = int(value)
+        value = _value(kind, value)
+        if value is None:
+            return None
         values[param] = value
-    if len(given) > len(positionals) or any(req for _n, req in positionals[len(given):]):
+    if len(given) > len(positionals) or any(req for _n, req, _k in positionals[len(given):]):
         return None
-    values.update((name, word) for (name, _req), word in zip(positionals, given))
-    return verb, values
+    for (name, _req, nargs), word in zip(positionals, given):
+        values[name] = [word] if nargs == -1 else word
+    if any(nargs == -1 and name not in values for name, _req, nargs in positionals):
+        return None  # a list read here holds exactly one word (typer reads none or many)
+    return path, values
+
+
+def _import_msgspec_lean() -> None:
+    """Import the wire codec's msgspec without ``typing_extensions`` (and the ``inspect``
+    it pulls in: about half of what importing msgspec costs). msgspec imports it only to
+    prefer its ``get_type_hints`` and falls back to :mod:`typing`'s own, which on the
+    Pythons abcd supports reads every annotation the wire types use (they use nothing of
+    typing_extensions). Afterwards typing_extensions imports as usual (typer needs it
+    when the command line falls through); a msgspec that cannot do without it is
+    imported the ordinary way."""
+    import sys
+
+    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # import → ImportError
+    try:
+        import msgspec  # noqa: F401
+    except ImportError:
+        for name in [n for n in sys.modules if n == "msgspec" or n.startswith("msgspec.")]:
+            del sys.modules[name]
+    finally:
+        del sys.modules["typing_extensions"]
 
 
 def run(argv: list[str]) -> bool:
-    """Run ``argv`` here when :func:`parse` reads it (True: done; the body may also exit
-    with its code), else False. A closed stdout ends quietly with 1 and Ctrl-C with
-    "Aborted!" and 1, as click's standalone mode does."""
+    """Run ``argv`` here when :func:`parse` reads it and a daemon answers (True: done;
+    the body may also exit with its code), else False: typer runs it. A closed stdout
+    ends quietly with 1 and Ctrl-C with "Aborted!" and 1, as click's standalone mode does."""
     parsed = parse(argv)
     if parsed is None:
         return False
     import importlib
     import sys
 
-    verb, values = parsed
-    module, function, _positionals, _options = VERBS[verb]
+    _import_msgspec_lean()
+    from . import connect
+
+    path, values = parsed
+    module, function, _positionals, _options, _typer_only = VERBS[path]
     body = getattr(importlib.import_module(f"{__package__}.commands.{module}"), function)
+    connect.served_only(True)
     try:
         body(**values)
         sys.stdout.flush()
+    except connect.NoDaemon:
+        return False
     except BrokenPipeError:
         import os
 
@@ -96,4 +157,6 @@ def run(argv: list[str]) -> bool:
     except KeyboardInterrupt:
         sys.stderr.write("\nAborted!\n")
         raise SystemExit(1) from None
+    finally:
+        connect.served_only(False)
     return True

@@ -2,7 +2,7 @@
 holds for the session-start shim, and the coverage report of ``abcd history missing``
 (:mod:`abcd_daemon.ingest.missing` builds it). Pure values; the daemon fills them in."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a wire type (see abcd_daemon/wire/messages.py).
 
 import msgspec
 

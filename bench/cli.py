@@ -9,6 +9,9 @@ round after round, the same interpreter runs — back to back, in a shuffled ord
   list         ``abcd history list``         (daemon-served)
   status       ``abcd daemon status``        (daemon-served)
   reconstruct  ``abcd history reconstruct <session> --out DIR``   (daemon-served)
+  search       ``abcd search <word> --json``  (daemon-served; reported on stderr only:
+               the CLI's share of a search, on a one-session index — ``bench/search.py``
+               measures search end to end on a corpus of issue 14's size)
   floor        ``python -c "import typer, msgspec"`` (reported on stderr only: what the
                CLI framework and the wire codec cost before abcd runs a line)
 
@@ -112,6 +115,7 @@ def main() -> None:
             "list": [str(ABCD), "history", "list"],
             "status": [str(ABCD), "daemon", "status"],
             "reconstruct_small": [str(ABCD), "history", "reconstruct", SESSION, "--out", str(out)],
+            "search": [str(ABCD), "search", "the", "--json"],
         }
         for argv in verbs.values():  # warm the page cache; check every verb succeeds
             run(argv, env, str(repo))

@@ -1,17 +1,17 @@
-"""``abcd daemon run | start | stop | status | install | uninstall`` and ``abcd hook``."""
+"""``abcd daemon run | start | stop | status | install | uninstall`` and ``abcd hook``.
+
+:func:`status` is the body of ``daemon status``, called by the typer command and by the
+typer-free fast path (:mod:`abcd_client.quick`) alike; this module imports typer only
+to register the commands.
+"""
 
 from __future__ import annotations
 
 import os
-import signal
-import time
-
-import typer
 
 from abcd_daemon.errors import AbcdError
 
 from .. import output, runtime
-from ..launch import running
 
 
 def _status_lines(status) -> list[str]:
@@ -72,13 +72,50 @@ def _root_line(root) -> str:
 def _running(as_json: bool = False):
     """This store's daemon, or None when none answers. A daemon that is busy, or that
     serves another store on this socket, is refused with the reason (exit 1)."""
+    from ..connect import running  # here: a help screen never loads the wire codec
+
     try:
         return running(runtime.home())
     except AbcdError as err:
         output.fail(err, as_json=as_json)
 
 
+def status(*, as_json: bool = False) -> None:
+    """``abcd daemon status``: what the running daemon reports, and every failed hook
+    payload with its reason; exits 1 (``SystemExit``) when no daemon runs."""
+    from abcd_daemon.wire import messages as m
+
+    client = _running(as_json)
+    if client is None:
+        if as_json:
+            output.emit_json({"running": False})
+        else:
+            output.say("abcd daemon — not running. Hook payloads are kept in the spool and "
+                       "captured when it starts: `abcd daemon start` (or `abcd daemon install`).")
+        raise SystemExit(1)
+    with client:
+        try:
+            reply = client.request(m.StatusRequest()).status
+            # spool/failed is listed, each with its reason, not only counted
+            failed = (client.request(m.StagedRequest(all_repos=True)).failed
+                      if reply.spool_failed else [])
+        except AbcdError as err:
+            output.fail(err, as_json=as_json)
+    if as_json:
+        import msgspec
+
+        output.emit_json(dict(msgspec.to_builtins(reply), running=True, failed=failed))
+    else:
+        for line in _status_lines(reply):
+            output.say(line)
+        for f in failed:
+            output.say(f"  failed:      {f.id}  {f.event or 'unknown event'}  "
+                       f"{f.reason or f.error or '(no reason recorded)'}")
+
+
 def register(app, history, daemon) -> None:
+    import typer
+
     @daemon.command("run")
     def run_cmd(
         verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every payload and record."),
@@ -136,6 +173,9 @@ def register(app, history, daemon) -> None:
             else:
                 output.say("abcd daemon — not running")
             return
+        import signal
+        import time
+
         pid = client.welcome.pid
         client.close()
         os.kill(pid, signal.SIGTERM)
@@ -154,33 +194,7 @@ def register(app, history, daemon) -> None:
         """Show whether the daemon runs: version, uptime, queue depth, last pass, overdue,
         quarantined, failed hook payloads (each with its reason), what it follows, harness
         transcripts not stored. Exits 1 when it is not running."""
-        from abcd_daemon.wire import messages as m
-
-        client = _running(as_json)
-        if client is None:
-            if as_json:
-                output.emit_json({"running": False})
-            else:
-                output.say("abcd daemon — not running. Hook payloads are kept in the spool and "
-                           "captured when it starts: `abcd daemon start` (or `abcd daemon install`).")
-            raise typer.Exit(1)
-        with client:
-            try:
-                status = client.request(m.StatusRequest()).status
-                # spool/failed is listed, each with its reason, not only counted
-                failed = (client.request(m.StagedRequest(all_repos=True)).failed
-                          if status.spool_failed else [])
-            except AbcdError as err:
-                output.fail(err, as_json=as_json)
-        if as_json:
-            output.emit_json(dict(__import__("msgspec").to_builtins(status), running=True,
-                                  failed=failed))
-        else:
-            for line in _status_lines(status):
-                output.say(line)
-            for f in failed:
-                output.say(f"  failed:      {f.id}  {f.event or 'unknown event'}  "
-                           f"{f.reason or f.error or '(no reason recorded)'}")
+        status(as_json=as_json)
 
     @daemon.command("install")
     def install_cmd(
@@ -224,7 +238,7 @@ def register(app, history, daemon) -> None:
                  help="Hand a harness hook payload (stdin) to the daemon; always exits 0. "
                       "Events: subagent-stop, session-end, session-start, stop, user-prompt-submit "
                       "(the last two spool only a 'this session is live' marker).")
-    def hook_cmd(ctx: typer.Context, event: str = typer.Argument("", help="The hook event.")) -> None:
+    def hook_cmd(event: str = typer.Argument("", help="The hook event.")) -> None:
         from abcd_daemon import shim
 
         raise typer.Exit(shim.main(["abcd hook", event]))

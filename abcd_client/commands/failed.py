@@ -9,9 +9,7 @@ unredacted file named in the listing.
 
 from __future__ import annotations
 
-from typing import List, Optional
-
-import typer
+from typing import List, Optional  # the typer command's annotations are read from here
 
 from abcd_daemon.errors import AbcdError, InputError
 
@@ -62,6 +60,8 @@ def retry_locally(keys: list[str], everything: bool):
 
 
 def register(app, history, daemon) -> None:
+    import typer
+
     @history.command("retry")
     def retry_cmd(
         ids: Optional[List[str]] = typer.Argument(None, metavar="[ID]...", help="Failed payload ids (see `abcd history staged`); a unique prefix of 6+ characters will do."),

@@ -1,9 +1,12 @@
 """``abcd history staged | drain | discard``: the staging queue of this repository, and
-the store-wide failed hook payloads beside it (:mod:`.failed`)."""
+the store-wide failed hook payloads beside it (:mod:`.failed`).
+
+:func:`staged` is the body of ``history staged``, called by the typer command and by
+the typer-free fast path (:mod:`abcd_client.quick`) alike; this module imports typer
+only to register the commands.
+"""
 
 from __future__ import annotations
-
-import typer
 
 from abcd_daemon.errors import AbcdError, InputError
 
@@ -108,57 +111,66 @@ def render_drain(result) -> None:
                    "run `abcd history drain` again")
 
 
+def staged(*, all_repos: bool = False, as_json: bool = False) -> None:
+    """``abcd history staged``: this repository's staged and quarantined transcripts, its
+    payload gap and the store's failed hook payloads; with ``all_repos`` the survey of
+    every repository (read-only)."""
+    from abcd_daemon.wire.messages import StagedRequest
+
+    from ..connect import ask
+
+    def ttl() -> float:  # the daemon has its own; only an in-process listing reads it
+        return runtime.config().staged_ttl_s
+
+    try:
+        if all_repos:
+            reply = ask(StagedRequest(all_repos=True))
+            if reply is not None:
+                backlog, failed = reply.backlog, reply.failed
+            else:
+                from abcd_daemon.intake.failed import list_failed
+                from abcd_daemon.queue.survey import survey_backlog
+
+                backlog = survey_backlog(runtime.home(), now_ns=runtime.now_ns(), ttl_s=ttl())
+                failed = list_failed(runtime.home())
+            if as_json:  # an array of lane backlogs, as the Go CLI printed; failed
+                output.emit_json(backlog)  # payloads are in `staged --json` and status
+            else:
+                render_survey(backlog, failed)
+            return
+        lane = runtime.lane()
+        reply = ask(StagedRequest(root_sha=lane.root_sha))
+        if reply is not None:
+            entries, quarantined, gap = reply.staged, reply.quarantined, reply.gap
+            failed = reply.failed
+        else:
+            from abcd_daemon.intake.failed import list_failed
+            from abcd_daemon.locate.notes import read_gap
+            from abcd_daemon.queue.staged import list_quarantined, list_staged
+
+            entries = list_staged(lane, now_ns=runtime.now_ns(), ttl_s=ttl())
+            quarantined = list_quarantined(lane)
+            gap = read_gap(lane)
+            failed = list_failed(runtime.home())
+    except AbcdError as err:
+        output.fail(err, as_json=as_json)
+    if as_json:
+        output.emit_json({"staged": entries, "quarantined": quarantined, "gap": gap,
+                          "failed": failed})
+    else:
+        render_staged(entries, quarantined, gap, failed)
+
+
 def register(app, history, daemon) -> None:
+    import typer
+
     @history.command("staged")
     def staged_cmd(
         all_repos: bool = typer.Option(False, "--all-repos", help="Survey every repository in the store (counts and sizes only; works anywhere)."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """List transcripts waiting for redaction (and quarantined ones). Read-only."""
-        from abcd_daemon.wire.messages import StagedRequest
-
-        from ..connect import ask
-
-        def ttl() -> float:  # the daemon has its own; only an in-process listing reads it
-            return runtime.config().staged_ttl_s
-
-        try:
-            if all_repos:
-                reply = ask(StagedRequest(all_repos=True))
-                if reply is not None:
-                    backlog, failed = reply.backlog, reply.failed
-                else:
-                    from abcd_daemon.intake.failed import list_failed
-                    from abcd_daemon.queue.survey import survey_backlog
-
-                    backlog = survey_backlog(runtime.home(), now_ns=runtime.now_ns(), ttl_s=ttl())
-                    failed = list_failed(runtime.home())
-                if as_json:  # an array of lane backlogs, as the Go CLI printed; failed
-                    output.emit_json(backlog)  # payloads are in `staged --json` and status
-                else:
-                    render_survey(backlog, failed)
-                return
-            lane = runtime.lane()
-            reply = ask(StagedRequest(root_sha=lane.root_sha))
-            if reply is not None:
-                staged, quarantined, gap = reply.staged, reply.quarantined, reply.gap
-                failed = reply.failed
-            else:
-                from abcd_daemon.intake.failed import list_failed
-                from abcd_daemon.locate.notes import read_gap
-                from abcd_daemon.queue.staged import list_quarantined, list_staged
-
-                staged = list_staged(lane, now_ns=runtime.now_ns(), ttl_s=ttl())
-                quarantined = list_quarantined(lane)
-                gap = read_gap(lane)
-                failed = list_failed(runtime.home())
-        except AbcdError as err:
-            output.fail(err, as_json=as_json)
-        if as_json:
-            output.emit_json({"staged": staged, "quarantined": quarantined, "gap": gap,
-                              "failed": failed})
-        else:
-            render_staged(staged, quarantined, gap, failed)
+        staged(all_repos=all_repos, as_json=as_json)
 
     @history.command("drain")
     def drain_cmd(

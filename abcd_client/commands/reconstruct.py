@@ -23,15 +23,17 @@ An id may be a unique prefix of 6+ characters. ``--mode full|spine``;
 ``--max-block-bytes`` (default 8192, 0 disables, negative is refused). The daemon
 answers when it runs; otherwise the same core runs in-process. Exit status: 0 done,
 1 a session unknown or failed (any of a batch), 2 bad input.
+
+:func:`reconstruct_sessions` is the verb's body, called by the typer command and by the
+typer-free fast path (:mod:`abcd_client.quick`, one session) alike; this module imports
+typer only to register the command.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import List, Optional
-
-import typer
+from typing import List, Optional  # the typer command's annotations are read from here
 
 from abcd_daemon.errors import AbcdError, InputError
 
@@ -167,7 +169,28 @@ def run_many(ids: list[str], everything: bool, all_repos: bool, since: str, out:
               out, as_json, fmt)
 
 
-def register(app: typer.Typer, history: typer.Typer, daemon: typer.Typer) -> None:
+def reconstruct_sessions(session_ids: Optional[List[str]] = None, *, everything: bool = False,
+                         all_repos: bool = False, since: str = "", out: str = ".",
+                         mode: str = "full", max_block_bytes: int = DEFAULT_MAX_BLOCK_BYTES,
+                         fmt: str = "md", as_json: bool = False) -> None:
+    """``abcd history reconstruct``: one session (:func:`run`), or a batch — several
+    ids, ``everything`` (this repository) or ``all_repos`` (:func:`run_many`)."""
+    ids = list(session_ids or [])
+    if len(ids) == 1 and not (everything or all_repos or since):
+        run(ids[0], out, mode, max_block_bytes, as_json, fmt)
+    elif not ids and not (everything or all_repos):
+        from abcd_client import output
+
+        output.fail(InputError("name a session to reconstruct, or pass --all or --all-repos",
+                               hint="`abcd history list` shows the sessions stored here"),
+                    as_json=as_json)
+    else:
+        run_many(ids, everything, all_repos, since, out, mode, max_block_bytes, as_json, fmt)
+
+
+def register(app, history, daemon) -> None:
+    import typer
+
     @history.command("reconstruct")
     def reconstruct_command(
         session_ids: Optional[List[str]] = typer.Argument(
@@ -205,14 +228,6 @@ def register(app: typer.Typer, history: typer.Typer, daemon: typer.Typer) -> Non
         batch shows progress on a terminal, then a summary table, and exits 1 if any
         session failed (the rest are still written). Reads the store and writes nothing
         but those files; refuses outside a git checkout (except --all-repos)."""
-        ids = list(session_ids or [])
-        if len(ids) == 1 and not (everything or all_repos or since):
-            run(ids[0], out, mode, max_block_bytes, as_json, fmt)
-        elif not ids and not (everything or all_repos):
-            from abcd_client import output
-
-            output.fail(InputError("name a session to reconstruct, or pass --all or --all-repos",
-                                   hint="`abcd history list` shows the sessions stored here"),
-                        as_json=as_json)
-        else:
-            run_many(ids, everything, all_repos, since, out, mode, max_block_bytes, as_json, fmt)
+        reconstruct_sessions(session_ids, everything=everything, all_repos=all_repos, since=since,
+                             out=out, mode=mode, max_block_bytes=max_block_bytes, fmt=fmt,
+                             as_json=as_json)

@@ -1,11 +1,14 @@
-"""``abcd history capture | list | show``: the corpus of the current repository."""
+"""``abcd history capture | list | show``: the corpus of the current repository.
+
+:func:`list_records` and :func:`show` are the bodies of ``history list`` and ``history
+show``, called by the typer commands and by the typer-free fast path
+(:mod:`abcd_client.quick`) alike; this module imports typer only to register the
+commands (and capture reads stdin through it).
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Optional
-
-import typer
+from typing import Optional  # the typer commands' annotations are read from this module
 
 from abcd_daemon.errors import AbcdError, InputError, PermanentError
 
@@ -47,6 +50,8 @@ class _readable:
             self.lane.ensure(STAGING)
             fd, self.tmp = temp_file(self.lane.staging)
             try:
+                import typer
+
                 stdin, size = typer.get_binary_stream("stdin"), 0
                 while block := stdin.read(1 << 20):
                     size += len(block)
@@ -97,6 +102,10 @@ class _readable:
 
 
 def register(app, history, daemon) -> None:
+    from pathlib import Path
+
+    import typer
+
     @history.command("capture")
     def capture_cmd(
         file: str = typer.Argument(..., help="Transcript file, or - for stdin."),
@@ -167,37 +176,7 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """List the records of this repository, newest first (metadata only)."""
-        from abcd_daemon.wire.messages import ListRequest
-
-        from ..connect import ask
-
-        try:
-            lane = runtime.lane()
-            reply = ask(ListRequest(root_sha=lane.root_sha, session_id=session or ""))
-            if reply is not None:
-                records = reply.records
-            else:
-                from abcd_daemon.store.records import list_for_session, list_records
-                from abcd_daemon.store.sessions import expand_session
-
-                records = (list_for_session(lane, expand_session([lane], session)) if session
-                           else list_records(lane))
-        except AbcdError as err:
-            output.fail(err, as_json=as_json)
-        if as_json:
-            output.emit_json([dict(_record_json(r), path=str(lane.records / r.name)) for r in records])
-            return
-        if not records:
-            output.say(f"abcd history — no transcript stored for session {session} in this repo"
-                       if session else "abcd history — no transcripts stored for this repo")
-            return
-        for r in records:
-            output.say(f"{_short_time(r.captured_at)}  {_who(r)}  {r.source_kind}  "
-                       f"redacted secrets={r.redacted_secrets} home={r.redacted_home_paths}")
-        if session:
-            session = records[0].session_id  # a short id, as the store spells it
-            output.say(f"{len(records)} record(s) for session {session} — the main thread first, "
-                       "then every sub-agent it spawned.")
+        list_records(session=session, as_json=as_json)
 
     @history.command("show")
     def show_cmd(
@@ -205,54 +184,97 @@ def register(app, history, daemon) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     ) -> None:
         """Print one record: its metadata, then its redacted transcript."""
-        from abcd_daemon.wire.messages import ShowRequest
+        show(key, as_json=as_json)
 
-        from ..connect import ask
 
-        if not as_json:
-            _show_streamed(key)
-            return
-        try:
-            lane = runtime.lane()
-            answered = ask(ShowRequest(root_sha=lane.root_sha, key=key), stream=True)
-            if answered is not None:
-                record, body = answered[0].record, answered[1]
-            else:
-                from abcd_daemon.store.records import read_body
-                from abcd_daemon.store.sessions import resolve_record
+def list_records(*, session: str | None = None, as_json: bool = False) -> None:
+    """``abcd history list``: this repository's records, newest first (metadata only);
+    with ``session`` (a unique prefix will do) that session's, main thread first."""
+    from abcd_daemon.wire.messages import ListRequest
 
-                record = resolve_record(lane, key)
-                body = read_body(lane, record)
-        except AbcdError as err:
-            output.fail(err, as_json=as_json)
-        text = body.decode("utf-8", errors="replace")
-        output.emit_json(dict(_record_json(record), path=str(lane.records / record.name), body=text))
+    from ..connect import ask
 
-    def _show_streamed(key: str) -> None:
-        """The human ``show``: the metadata, then the body as it is read or arrives, never
-        held whole (a record of any size)."""
-        from abcd_daemon.wire.messages import ShowRequest
+    try:
+        lane = runtime.lane()
+        reply = ask(ListRequest(root_sha=lane.root_sha, session_id=session or ""))
+        if reply is not None:
+            records = reply.records
+        else:
+            from abcd_daemon.store.records import list_for_session, list_records as listed
+            from abcd_daemon.store.sessions import expand_session
 
-        from ..connect import ask_into
-        from ..show_print import BodyPrinter, show_head as _show_head
+            records = (list_for_session(lane, expand_session([lane], session)) if session
+                       else listed(lane))
+    except AbcdError as err:
+        output.fail(err, as_json=as_json)
+    if as_json:
+        output.emit_json([dict(_record_json(r), path=str(lane.records / r.name)) for r in records])
+        return
+    if not records:
+        output.say(f"abcd history — no transcript stored for session {session} in this repo"
+                   if session else "abcd history — no transcripts stored for this repo")
+        return
+    for r in records:
+        output.say(f"{_short_time(r.captured_at)}  {_who(r)}  {r.source_kind}  "
+                   f"redacted secrets={r.redacted_secrets} home={r.redacted_home_paths}")
+    if session:
+        session = records[0].session_id  # a short id, as the store spells it
+        output.say(f"{len(records)} record(s) for session {session} — the main thread first, "
+                   "then every sub-agent it spawned.")
 
-        printer = BodyPrinter()
-        try:
-            lane = runtime.lane()
-            head = ask_into(ShowRequest(root_sha=lane.root_sha, key=key), printer.write,
-                            on_reply=lambda reply: _show_head(reply.record, lane))
-            if head is None:
-                from abcd_daemon.store.body import body_of
-                from abcd_daemon.store.sessions import resolve_record
 
-                record = resolve_record(lane, key)
-                body = body_of(lane, record)
-                _show_head(record, lane)
-                for block in body.chunks():
-                    printer.write(block)
-        except AbcdError as err:
-            output.fail(err, as_json=False)
-        printer.close()
+def show(key: str, *, as_json: bool = False) -> None:
+    """``abcd history show KEY``: one record's metadata, then its redacted transcript
+    (streamed as it is read or arrives); with ``as_json`` one document holding both."""
+    from abcd_daemon.wire.messages import ShowRequest
+
+    from ..connect import ask
+
+    if not as_json:
+        _show_streamed(key)
+        return
+    try:
+        lane = runtime.lane()
+        answered = ask(ShowRequest(root_sha=lane.root_sha, key=key), stream=True)
+        if answered is not None:
+            record, body = answered[0].record, answered[1]
+        else:
+            from abcd_daemon.store.records import read_body
+            from abcd_daemon.store.sessions import resolve_record
+
+            record = resolve_record(lane, key)
+            body = read_body(lane, record)
+    except AbcdError as err:
+        output.fail(err, as_json=as_json)
+    text = body.decode("utf-8", errors="replace")
+    output.emit_json(dict(_record_json(record), path=str(lane.records / record.name), body=text))
+
+
+def _show_streamed(key: str) -> None:
+    """The human ``show``: the metadata, then the body as it is read or arrives, never
+    held whole (a record of any size)."""
+    from abcd_daemon.wire.messages import ShowRequest
+
+    from ..connect import ask_into
+    from ..show_print import BodyPrinter, show_head
+
+    printer = BodyPrinter()
+    try:
+        lane = runtime.lane()
+        head = ask_into(ShowRequest(root_sha=lane.root_sha, key=key), printer.write,
+                        on_reply=lambda reply: show_head(reply.record, lane))
+        if head is None:
+            from abcd_daemon.store.body import body_of
+            from abcd_daemon.store.sessions import resolve_record
+
+            record = resolve_record(lane, key)
+            body = body_of(lane, record)
+            show_head(record, lane)
+            for block in body.chunks():
+                printer.write(block)
+    except AbcdError as err:
+        output.fail(err, as_json=False)
+    printer.close()
 
 
 def _record_json(record) -> dict:

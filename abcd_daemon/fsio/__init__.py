@@ -4,19 +4,24 @@
 - :mod:`.atomic` — the one way abcd writes a file a reader may look at.
 - :mod:`.dirs` — creating and verifying owner-only directory chains.
 - :mod:`.locks` — the one lock primitive (``flock`` with a deadline).
+
+The names below load on first use (PEP 562): a module that needs only
+:mod:`.dirs` (a CLI verb finding its lane) does not import the other three.
 """
 
-from .atomic import atomic_write, fsync_dir
-from .dirs import ensure_chain, ensure_dir, verify_chain
-from .guarded import read_guarded
-from .locks import file_lock
+import importlib
 
-__all__ = [
-    "atomic_write",
-    "ensure_chain",
-    "ensure_dir",
-    "file_lock",
-    "fsync_dir",
-    "read_guarded",
-    "verify_chain",
-]
+#: Where each public name is defined.
+_PUBLIC = {"atomic_write": "atomic", "fsync_dir": "atomic", "ensure_chain": "dirs",
+           "ensure_dir": "dirs", "verify_chain": "dirs", "read_guarded": "guarded",
+           "file_lock": "locks"}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+    globals()[name] = value
+    return value

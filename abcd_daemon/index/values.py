@@ -7,7 +7,7 @@ methods), and :mod:`.query` and :mod:`.usage` build them. Each is the same value
 in-process and over the socket.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a wire type (see abcd_daemon/wire/messages.py).
 
 import msgspec
 
@@ -55,7 +55,7 @@ class Row(msgspec.Struct):
     responses: int = 0
     cost_usd: float = 0.0
     unpriced_tokens: int = 0
-    models: dict[str, Row] = msgspec.field(default_factory=dict)
+    models: dict[str, "Row"] = msgspec.field(default_factory=dict)
 
     @property
     def total(self) -> int:

@@ -6,7 +6,7 @@ imports nothing of intake itself, and a client decoding those replies does not l
 the resolver, staging or the spool.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a wire type (see abcd_daemon/wire/messages.py).
 
 import msgspec
 

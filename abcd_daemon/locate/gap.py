@@ -4,7 +4,7 @@ A value only, so the wire (``StagedReply.gap``) can carry it without loading the
 store's file-handling modules into every CLI start.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a wire type (see abcd_daemon/wire/messages.py).
 
 import msgspec
 

@@ -4,7 +4,7 @@
 Values only, so a client decoding a reply does not load the queue's file handling.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a wire type (see abcd_daemon/wire/messages.py).
 
 import msgspec
 

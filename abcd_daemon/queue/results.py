@@ -6,7 +6,7 @@ them (:mod:`abcd_daemon.wire.messages`), so this module imports nothing of the d
 itself and a client that decodes a drain reply does not load capture or the scanner.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a wire type (see abcd_daemon/wire/messages.py).
 
 import msgspec
 

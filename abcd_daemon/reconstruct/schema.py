@@ -6,7 +6,7 @@ field with a default is optional and omitted when it holds that default, a field
 without one is always written.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a wire type (see abcd_daemon/wire/messages.py).
 
 import msgspec
 

@@ -5,7 +5,7 @@ used by capture, staging sidecars and intake alike, so a lineage the store would
 refuse never reaches a sidecar.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a wire type (see abcd_daemon/wire/messages.py).
 
 import msgspec
 

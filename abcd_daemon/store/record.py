@@ -11,7 +11,7 @@ Pure: bytes in, values out, and back. Rules (reference §1.2-1.3):
 - The filename is a readable convenience and is never parsed back.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a wire type (see abcd_daemon/wire/messages.py).
 
 import datetime as _dt
 import re

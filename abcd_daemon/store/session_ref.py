@@ -3,7 +3,7 @@
 A value only, so a client decoding a reply does not load the record reader.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a wire type (see abcd_daemon/wire/messages.py).
 
 import msgspec
 

@@ -6,7 +6,9 @@ as their JSON encoding (the CLI prints JSON anyway), and large bodies stream as
 ``Chunk`` frames after a head message, closed by ``End``.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` in this module nor in those its types come
+# from: msgspec evaluates a string annotation (a compile() each) every time a process
+# builds a decoder for the type, 1-2 ms of a CLI call (tests/wire/test_annotations.py).
 
 from typing import Union
 

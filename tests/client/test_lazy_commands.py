@@ -12,6 +12,7 @@ import sys
 
 import typer
 
+from abcd_client import quick
 from abcd_client.commands import NAMES, VERBS, modules_for
 
 from ..conftest import make_repo
@@ -76,15 +77,19 @@ _NEVER = ("rich", "pydantic", "trio", "abcd_daemon.scanner", "abcd_daemon.recons
           "abcd_daemon.reconstruct.render", "abcd_daemon.intake.take", "abcd_daemon.queue.drain",
           "abcd_daemon.store.capture", "abcd_daemon.config", "sqlite3", "abcd_daemon.index.db",
           "abcd_daemon.index.query", "abcd_daemon.index.usage")
-#: what a served search or usage does not load either: its command line is read without typer
-_NEVER_QUICK = ("typer", "click", "abcd_client.app")
+#: what a verb the fast path serves does not load either: its command line is read
+#: without typer (:mod:`abcd_client.quick`), msgspec without typing_extensions (nor the
+#: inspect it imports), the socket through the C type, not socket.py
+_NEVER_QUICK = ("typer", "click", "abcd_client.app", "typing_extensions", "inspect", "socket")
 
 
 def loaded(args: list[str], env, cwd) -> list[str]:
+    """The modules loaded by running ``args`` (which succeeds, or — for a ``nosuch``
+    record or session — is refused by the daemon)."""
     res = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(args)], env=env, cwd=cwd,
                          capture_output=True, text=True, timeout=60)
     result = json.loads(res.stdout.splitlines()[-1])
-    assert result["code"] in (0, None), res.stderr
+    assert result["code"] in ((1,) if "nosuch" in args else (0, None)), res.stderr
     return result["modules"]
 
 
@@ -99,11 +104,13 @@ def test_served_verbs_and_help_load_none_of_the_heavy_modules(tmp_path):
     daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()
     try:
         for args in (["history", "list"], ["history", "staged"], ["daemon", "status"],
+                     ["history", "staged", "--all-repos", "--json"], ["history", "show", "nosuch"],
                      ["history", "reconstruct", "--all", "--out", str(out)],
+                     ["history", "reconstruct", "nosuch", "--out", str(out)],
                      ["search", "anything", "--json"], ["usage", "daily", "--json"],
                      ["search", "anything"], ["usage", "agent-type", "--breakdown"]):
             modules = loaded(args, env, repo)
-            never = _NEVER + (_NEVER_QUICK if args[0] in ("search", "usage") else ())
+            never = _NEVER + (_NEVER_QUICK if quick.parse(args) else ())
             heavy = [m for m in modules if any(m == n or m.startswith(n + ".") for n in never)]
             assert heavy == [], (args, heavy)
     finally:

@@ -23,7 +23,8 @@ import msgspec
 
 from ..reconstruct.harness import parse_body
 from ..reconstruct.lean import Lean
-from ..reconstruct.model import ASSISTANT, TEXT, THINKING, TOOL_RESULT, TOOL_USE, Progress, Transcript, when_ns
+from ..reconstruct.model import (ASSISTANT, TEXT, THINKING, TOOL_RESULT, TOOL_USE, Progress, Transcript,
+                                 marked_turns, when_ns)
 from ..reconstruct.placement import spawn_type
 from ..reconstruct.refill import with_text
 from ..reconstruct.spawns import SPAWN_TOOLS, progress_responses
@@ -130,7 +131,7 @@ def copy_rows(record: Record, t: Transcript) -> list[CopyRow]:
     by_agent: dict[str, list[Progress]] = {}
     for copy in t.progress:
         by_agent.setdefault(copy.agent, []).append(copy)
-    calls = {b.ref: b.raw for turn in t.turns for b in turn.blocks
+    calls = {b.ref: b.raw for turn in marked_turns(t) for b in turn.blocks
              if b.kind == TOOL_USE and b.name in SPAWN_TOOLS and b.ref}
     rows = []
     for agent, copies in by_agent.items():

@@ -81,7 +81,7 @@ def reconstruct_records(root_sha: str, loaded: list[tuple[Record, object]],
         if thread.body is None:
             continue
         if not isinstance(thread.body, bytes) and lean is None:
-            lean = Lean(record.agent_id for record, _ in loaded)
+            lean = Lean((record.agent_id for record, _ in loaded), spill_dir)
         thread.transcript = parse_body(thread.body, None if isinstance(thread.body, bytes)
                                        else lean)
         thread.body = None  # parsed; the bytes are no longer needed

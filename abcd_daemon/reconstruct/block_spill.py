@@ -33,8 +33,8 @@ _ENCODE = msgspec.msgpack.Encoder().encode
 _DECODE = msgspec.msgpack.Decoder(list[tuple[str, str, str, bool, int, int]]).decode
 #: A text longer than this is encoded and written in pieces of this many characters.
 _PIECE = 1 << 22
-#: Bytes read at once at a record's offset: most records are whole in one read.
-_GUESS = 1 << 16
+#: The read-ahead window: records are read back nearly in the order they were written.
+_WINDOW = 1 << 20
 
 
 def _utf8(text: str) -> bytes:
@@ -48,6 +48,8 @@ class BlockSpill:
         self._file = tempfile.TemporaryFile(dir=directory)  # 0600, already unlinked
         self._end = 0
         self._dirty = False
+        self._window = b""
+        self._window_at = 0
 
     def close(self) -> None:
         self._file.close()
@@ -55,6 +57,16 @@ class BlockSpill:
     def put(self, blocks: list[Block]) -> int:
         """Append ``blocks`` (one line's); returns their offset."""
         offset = self._end
+        self._window = b""  # what is read back must be what was written
+        if len(blocks) == 1 and len(blocks[0].text) <= _PIECE:  # the common case
+            b = blocks[0]
+            text = _utf8(b.text)
+            header = _ENCODE(((b.kind, b.name, b.ref, b.is_error, len(text), len(b.raw)),))
+            data = b"".join((len(header).to_bytes(4, "little"), header, text, b.raw))
+            self._file.write(data)
+            self._end += len(data)
+            self._dirty = True
+            return offset
         parts = []
         sizes = []
         for block in blocks:
@@ -88,7 +100,18 @@ class BlockSpill:
         self._dirty = True
         return offset
 
-    def _read(self, n: int, at: int) -> bytes:
+    def _read(self, n: int, at: int):
+        """Bytes [at, at + n) of the file: from the read-ahead window when it holds them
+        (the writer reads the records nearly in order), else read directly."""
+        start = self._window_at
+        if start <= at and at + n <= start + len(self._window):
+            return memoryview(self._window)[at - start:at - start + n]
+        if n <= _WINDOW // 2:
+            self._window, self._window_at = self._pread(_WINDOW, at), at
+            return memoryview(self._window)[:n]
+        return self._pread(n, at)
+
+    def _pread(self, n: int, at: int) -> bytes:
         fd = self._file.fileno()
         data = os.pread(fd, n, at)
         while len(data) < n:  # pread may return less: read on until it is whole
@@ -104,29 +127,22 @@ class BlockSpill:
         if self._dirty:
             self._file.flush()
             self._dirty = False
-        head = self._read(_GUESS, offset)  # most lines' blocks are in this one read
-        size = int.from_bytes(head[:4], "little")
-        if 4 + size > len(head):
-            head += self._read(4 + size - len(head), offset + len(head))
-        header = _DECODE(memoryview(head)[4:4 + size])
-        at = 4 + size  # relative to offset; ``head`` holds [0, len(head))
+        read = self._read
+        size = int.from_bytes(read(4, offset), "little")
+        at = offset + 4
+        header = _DECODE(read(size, at))
+        at += size
         out = []
         for kind, name, ref, is_error, n, r in header:
             block = Block(kind, name=name, ref=ref, is_error=is_error)
             if cut and n > cut and kind != TEXT and kind != TOOL_USE:
-                block.text = str(self._piece(head, offset, at, cut), "utf-8", "ignore")
+                block.text = str(read(cut, at), "utf-8", "ignore")
                 block.cut = n - len(_utf8(block.text))
             elif n:
-                block.text = str(self._piece(head, offset, at, n), "utf-8", "surrogatepass")
+                block.text = str(read(n, at), "utf-8", "surrogatepass")
             at += n
             if r:
-                block.raw = bytes(self._piece(head, offset, at, r))
+                block.raw = bytes(read(r, at))
             at += r
             out.append(block)
         return out
-
-    def _piece(self, head: bytes, offset: int, at: int, n: int):
-        """Bytes [at, at + n) of the record at ``offset``, from ``head`` when it holds them."""
-        if at + n <= len(head):
-            return memoryview(head)[at:at + n]
-        return self._read(n, offset + at)

@@ -239,7 +239,7 @@ class LeanThreadBuilder(ThreadBuilder):
         table.add_spilled(i, out.source.put(blocks))
         if model and not table.model[i]:
             table.set_model(i, model)
-        if when and table.when[_WHEN * i] == 0 and i not in table._odd_when:
+        if when and not table.when[_WHEN * i] and i not in table._odd_when:
             table.set_when(i, when)
         if sidechain:
             table.flags[i] |= _SIDECHAIN

@@ -207,13 +207,17 @@ def derive(record: Record, body: bytes) -> Derived:
     return Derived(record, turns, _response_rows(record, t, model_of, []), copy_rows(record, t))
 
 
+def _spawn_call(block) -> bool:
+    return block.kind == TOOL_USE and block.name in SPAWN_TOOLS
+
+
 def derive_lean(record: Record, body) -> Derived:
     """:func:`derive` for a body of any size (a source with ``lines()``:
     :class:`~abcd_daemon.store.body.RecordBody`): read lean (the turn model in columns,
     each line's blocks spilled to a temp file as it is decoded), then given back turn by
     turn as the rows are consumed (:mod:`~abcd_daemon.reconstruct.refill`), so no
     turn's text outlives its row. The same rows as :func:`derive`."""
-    t = parse_body(body, Lean(()))
+    t = parse_body(body, Lean((), keep_tool=_spawn_call))  # copy_rows reads only those
     responses: list[ResponseRow] = []
 
     def turns() -> Iterator[TurnRow]:

@@ -51,11 +51,14 @@ class Lean:
     """What a lean parse keeps of each block (see the module docstring). ``agent_ids``
     are the ids a tool result's mentions are looked for: the session's stored agents."""
 
-    def __init__(self, agent_ids: Iterable[str], spill_dir=None) -> None:
+    def __init__(self, agent_ids: Iterable[str], spill_dir=None, keep_tool=None) -> None:
         self.agent_ids = sorted({a for a in agent_ids if a})
         self.matcher = ahocorasick_rs.AhoCorasick(self.agent_ids) if self.agent_ids else None
         #: Where the blocks' temp file goes (the system's temp directory when None).
         self.spill_dir = spill_dir
+        #: Which tool blocks a turn keeps in memory (all when None): a reader that
+        #: needs only some (the index: spawning calls) says which.
+        self.keep_tool = keep_tool
 
     def builder(self, harness: str):
         """The thread builder of a lean parse (:mod:`.lean_model`)."""

@@ -247,6 +247,8 @@ class LeanThreadBuilder(ThreadBuilder):
             table.flags[i] |= _SUMMARY
         if notified:
             table.notified[i] = [*table.notified.get(i, ()), *((a, when) for a in notified)]
+        if tools and self.lean.keep_tool is not None:
+            tools = [block for block in tools if self.lean.keep_tool(block)]
         if tools:
             if role == USER:
                 for block in tools:

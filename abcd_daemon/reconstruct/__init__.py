@@ -18,7 +18,7 @@ transcript; :mod:`.telemetry` counts; :mod:`.render`, :mod:`.render_head` and
 :mod:`.render_turns` write the artefact (phrases from :mod:`.labels`) through the one
 fenced writer of :mod:`.fence`; :mod:`.schema` holds the value types; :mod:`.api` wires
 them. A body too large to load is read by :mod:`.lean` (the model without its text,
-held in the columns of :mod:`.lean_model`, each line decoded once and its blocks
+held in the columns of :mod:`.lean_tables` by :mod:`.lean_model`, each line decoded once and its blocks
 spilled by :mod:`.block_spill`), given its blocks back turn by turn by :mod:`.refill`,
 and the artefact written through :mod:`.spill` as it is rendered.
 """

@@ -166,7 +166,7 @@ class Transcript:
 def marked_turns(t: Transcript):
     """The turns of ``t`` that can hold a tool call or result, a delivered notification
     or a compaction mark, in order: every turn of a full transcript, only those of a lean
-    one (:meth:`~.lean_model.TurnTable.marked`), which is all placement, spawns and
+    one (:meth:`~.lean_tables.TurnTable.marked`), which is all placement, spawns and
     compaction read."""
     marked = getattr(t.turns, "marked", None)
     return marked() if marked is not None else t.turns

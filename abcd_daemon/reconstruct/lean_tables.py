@@ -17,6 +17,7 @@ Pure.
 from __future__ import annotations
 
 from array import array
+from typing import NamedTuple
 
 from .model import Block, Response, Turn
 
@@ -75,20 +76,17 @@ class ResponseTable:
             yield rid, self._response(slot)
 
 
-class MarkedTurn:
+class MarkedTurn(NamedTuple):
     """What :meth:`TurnTable.marked` gives of a turn: its 1-based ``index``, its tool
     ``blocks`` (text dropped), the notifications it ``notified`` and its compaction
     mark (``compacted_before``, ``compacted_when``) — the fields of a
     :class:`~.model.Turn` those readers use, built for a fraction of its cost."""
 
-    __slots__ = ("index", "blocks", "notified", "compacted_before", "compacted_when")
-
-    def __init__(self, index, blocks, notified, compacted_before, compacted_when) -> None:
-        self.index = index
-        self.blocks = blocks
-        self.notified = notified
-        self.compacted_before = compacted_before
-        self.compacted_when = compacted_when
+    index: int
+    blocks: list[Block] | tuple
+    notified: list[tuple[str, str]] | tuple
+    compacted_before: bool
+    compacted_when: str
 
 
 class TurnTable:

@@ -9,9 +9,10 @@
 - :func:`write_pair_streamed` is the same pair for an artefact the core writes as it
   renders it (in-process, into a temp file in ``--out``): nothing of it is held in
   memory, whatever the session's size.
-- :func:`stdout_text` is what ``--out -`` prints: the artefact through the
+- :func:`print_streamed` prints what ``--out -`` prints: the artefact through the
   terminal-safety filter (it is stored transcript text), then the telemetry in a fenced
-  JSON block so a reader piping to a file still gets both.
+  JSON block so a reader piping to a file still gets both; the artefact is read from
+  the temp file it was written to, a block at a time.
 - :func:`print_summary` is the human summary of one session.
 
 They take any value with ``artefact``, ``artefact_name``, ``telemetry_name``,
@@ -23,6 +24,7 @@ process made it.
 from __future__ import annotations
 
 import os
+import sys
 
 from abcd_daemon.errors import AbcdError
 
@@ -133,14 +135,25 @@ def write_html(out_dir: str, reconstruction) -> list[str]:
     return [path]
 
 
-def stdout_text(reconstruction) -> str:
+def print_streamed(reconstruction, held) -> None:
+    """Print what ``--out -`` prints: the artefact (read from the binary file ``held``,
+    from its start, a block at a time — never held whole) through the terminal-safety
+    filter, then the telemetry in a fenced JSON block."""
+    import codecs
+
     from abcd_daemon.reconstruct.fence import fence
     from abcd_daemon.termsafe import sanitize_block
 
-    artefact = reconstruction.artefact.decode("utf-8", "replace")
+    held.seek(0)
+    decode = codecs.getincrementaldecoder("utf-8")("replace").decode
+    write = sys.stdout.write
+    for block in iter(lambda: held.read(1 << 20), b""):
+        write(sanitize_block(decode(block)))
+    write(sanitize_block(decode(b"", final=True)))
     telemetry = reconstruction.telemetry_json().decode("utf-8")
-    return (sanitize_block(artefact) + f"\n<!-- {reconstruction.telemetry_name} -->\n\n"
-            + sanitize_block(fence(telemetry.rstrip("\n"), "json")))
+    write(f"\n<!-- {reconstruction.telemetry_name} -->\n\n"
+          + sanitize_block(fence(telemetry.rstrip("\n"), "json")))
+    sys.stdout.flush()
 
 
 def print_summary(reconstruction, written: list[str]) -> None:

@@ -1,5 +1,7 @@
 """What ``abcd history show`` prints: the record's metadata, then its body handed over in
-blocks (read from the store or arriving from the daemon), never held whole."""
+blocks (read from the store or arriving from the daemon), never held whole — and, for
+``--json``, :func:`emit_json_with_body`: the document ``output.emit_json`` prints with
+the body as its ``body`` string, written from a file a block at a time."""
 
 from __future__ import annotations
 
@@ -55,3 +57,33 @@ class BodyPrinter:
             self._emit(self._partial.decode("utf-8", errors="replace"))
         sys.stdout.write("\n")
         sys.stdout.flush()
+
+
+#: Stands for the body in the document until it is written (no record field holds it).
+_BODY = "\x00abcd-body\x00"
+
+
+def emit_json_with_body(fields: dict, held) -> None:
+    """Print what ``output.emit_json(dict(fields, body=text))`` prints, ``text`` being
+    the binary file ``held`` (from its start) decoded with replacement characters: the
+    body's JSON string is written as whole lines of it are read (decoding, home-folding
+    and JSON escaping are all line-local), never held whole."""
+    import msgspec
+
+    encode = msgspec.json.Encoder(order="deterministic").encode
+    doc = msgspec.json.format(encode(output.fold_paths(dict(fields, body=_BODY))), indent=2)
+    before, after = doc.decode("utf-8").split(encode(_BODY).decode("utf-8"), 1)
+    write = sys.stdout.write
+    write(before + '"')
+    held.seek(0)
+    partial = b""
+    for block in iter(lambda: held.read(1 << 20), b""):
+        data = partial + block
+        cut = data.rfind(b"\n") + 1
+        partial = data[cut:]
+        if cut:
+            write(encode(output.fold_home(data[:cut].decode("utf-8", "replace")))[1:-1].decode())
+    if partial:
+        write(encode(output.fold_home(partial.decode("utf-8", "replace")))[1:-1].decode())
+    write('"' + after + "\n")
+    sys.stdout.flush()

@@ -7,9 +7,14 @@ compressed bytes over the whole set), the compressor's MB/s (streaming, as a cap
 would write), the decompressor's MB/s (streaming, as a reader would read), and the
 capture MB/s with and without compression (redaction + write, the whole set). Needs
 the ``zstandard`` package (the standard library has no zstd before Python 3.14).
-The last stdout line is one JSON object.
+With ``--bigfile-mib N`` it also measures, streaming, the seeded synthetic transcript
+of ``bench/bigfile.py`` (``N`` MiB with one ``--long-line-mib`` line; written in pieces
+to a temp file, compressed and decompressed 1 MiB at a time, never held whole): its
+ratio and MB/s per level (``bigfile`` in the JSON). The last stdout line is one JSON
+object.
 
     .venv/bin/python bench/compression.py [--levels 1,3,9,19] [--repeat 3]
+        [--bigfile-mib 256 --long-line-mib 64]
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--levels", default="1,3,9,19")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--bigfile-mib", type=int, default=0, help="also bigfile.py's transcript (MiB)")
+    ap.add_argument("--long-line-mib", type=int, default=64)
     args = ap.parse_args(argv)
     try:
         import zstandard
@@ -106,10 +113,43 @@ def main(argv=None) -> int:
             print(f"zstd -{level}: ratio {row['ratio']}x, compress {row['compress_mb_per_s']} MB/s, "
                   f"decompress {row['decompress_mb_per_s']} MB/s, capture with it "
                   f"{row['capture_mb_per_s']} MB/s")
+        if args.bigfile_mib:
+            out["bigfile"] = _bigfile(base, args, zstandard)
         c.emit_json(out)
     finally:
         c.cleanup(base)
     return 0
+
+
+def _bigfile(base: Path, args, zstandard) -> dict:
+    """Ratio and streaming MB/s per level on bench/bigfile.py's transcript."""
+    import bigfile
+
+    maker = c.TranscriptMaker(16, cwd=str(base), home=os.path.expanduser("~"))
+    path, packed = base / "big.jsonl", base / "big.jsonl.zst"
+    size, _lines = bigfile.write_transcript(path, maker, maker.session_id(), args.bigfile_mib,
+                                            args.long_line_mib)
+    out = {"mib": round(size / c.MIB, 1), "long_line_mib": args.long_line_mib, "levels": {}}
+    for level in (int(x) for x in args.levels.split(",") if int(x) <= 9):
+        t = time.perf_counter()
+        with open(path, "rb") as src, open(packed, "wb") as dst:
+            zstandard.ZstdCompressor(level=level).copy_stream(src, dst, read_size=1 << 20,
+                                                              write_size=1 << 20)
+        comp_s = time.perf_counter() - t
+        small = packed.stat().st_size
+        t = time.perf_counter()
+        with open(packed, "rb") as src, zstandard.ZstdDecompressor().stream_reader(src) as rd:
+            while rd.read(1 << 20):
+                pass
+        dec_s = time.perf_counter() - t
+        row = {"ratio": round(size / small, 2), "compress_mb_per_s": round(size / c.MB / comp_s, 1),
+               "decompress_mb_per_s": round(size / c.MB / dec_s, 1)}
+        out["levels"][str(level)] = row
+        print(f"bigfile {out['mib']} MiB, zstd -{level}: ratio {row['ratio']}x, compress "
+              f"{row['compress_mb_per_s']} MB/s, decompress {row['decompress_mb_per_s']} MB/s")
+    path.unlink()
+    packed.unlink()
+    return out
 
 
 if __name__ == "__main__":

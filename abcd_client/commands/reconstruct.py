@@ -6,7 +6,8 @@ One session (``abcd history reconstruct ID``; reference §6.6, seed 000):
   (:mod:`abcd_client.reconstruct_files`). A file git would let ``git add`` pick up is
   named on stderr with how to ignore it.
 - ``--out -`` writes no file: the artefact goes to stdout through the terminal-safety
-  filter, followed by the telemetry in a fenced JSON block.
+  filter, followed by the telemetry in a fenced JSON block (held in an anonymous temp
+  file meanwhile, never in memory, unless ``--json`` puts it in the envelope).
 - ``--json`` prints one envelope: the Reconstruction (names, size, telemetry) plus
   either ``written`` (home-folded paths) or ``artefact`` (the document), never both.
 
@@ -41,11 +42,13 @@ from abcd_daemon.errors import AbcdError, InputError
 DEFAULT_MAX_BLOCK_BYTES = 8 << 10
 
 
-def _reconstruct(session_id: str, mode: str, max_block_bytes: int, out_dir: str = ""):
+def _reconstruct(session_id: str, mode: str, max_block_bytes: int, out_dir: str = "",
+                 sink=None):
     """Ask the daemon; when none answers, run the same core in-process. With
     ``out_dir`` the in-process core writes the pair there itself, the artefact as it is
     rendered: returns (reconstruction, paths written) — ``None`` for paths when the
-    daemon answered (the caller writes the pair)."""
+    daemon answered (the caller writes the pair). With ``sink`` (a binary file) the
+    artefact, served or rendered, is written there as it comes, never held whole."""
     from abcd_client import runtime
     from abcd_client.connect import ask
     from abcd_client.reconstruct_files import served
@@ -54,20 +57,22 @@ def _reconstruct(session_id: str, mode: str, max_block_bytes: int, out_dir: str 
     lane = runtime.lane()
     request = ReconstructRequest(root_sha=lane.root_sha, session_id=session_id, mode=mode,
                                  max_block_bytes=max_block_bytes)
-    if out_dir:  # the served artefact goes into --out as it arrives, never held whole
+    if out_dir or sink is not None:  # the served artefact is written as it arrives
         from abcd_client.connect import ask_into
         from abcd_client.reconstruct_files import write_pair_streamed
 
         class _NoDaemon(Exception):
             pass
 
-        def from_daemon(sink, _spill):
-            head = ask_into(request, sink.write)
+        def from_daemon(target, _spill):
+            head = ask_into(request, target.write)
             if head is None:
                 raise _NoDaemon
             return served(head, b"")
 
         try:
+            if sink is not None:
+                return from_daemon(sink, None), None
             return write_pair_streamed(out_dir, from_daemon)
         except _NoDaemon:
             pass
@@ -83,9 +88,9 @@ def _reconstruct(session_id: str, mode: str, max_block_bytes: int, out_dir: str 
     if out_dir:
         from abcd_client.reconstruct_files import write_pair_streamed
 
-        return write_pair_streamed(out_dir, lambda sink, spill: reconstruct(
-            lane, opts, now_ns=runtime.now_ns(), sink=sink, spill_dir=spill))
-    return reconstruct(lane, opts, now_ns=runtime.now_ns()), None
+        return write_pair_streamed(out_dir, lambda target, spill: reconstruct(
+            lane, opts, now_ns=runtime.now_ns(), sink=target, spill_dir=spill))
+    return reconstruct(lane, opts, now_ns=runtime.now_ns(), sink=sink), None
 
 
 FORMATS = ("md", "html")
@@ -101,7 +106,7 @@ def run(session_id: str, out: str, mode: str, max_block_bytes: int, as_json: boo
     """One session's verb body (exits through :func:`abcd_client.output.fail`)."""
     from abcd_client.exports import warn_if_committable
     from abcd_client.output import emit_json, fail
-    from abcd_client.reconstruct_files import (html_export, print_summary, stdout_text,
+    from abcd_client.reconstruct_files import (html_export, print_summary, print_streamed,
                                                write_html, write_pair)
     from abcd_daemon.reconstruct.schema import ReconstructOptions
     from abcd_daemon.termsafe import sanitize_block
@@ -111,6 +116,13 @@ def run(session_id: str, out: str, mode: str, max_block_bytes: int, as_json: boo
         ReconstructOptions(session_id=session_id, mode=mode, max_block_bytes=max_block_bytes)
         _check_out(out)
         pair_here = out if fmt == "md" and out != "-" else ""
+        if fmt == "md" and out == "-" and not as_json:  # printed as it is read back
+            import tempfile
+
+            with tempfile.TemporaryFile() as held:  # owner-only, already unlinked
+                result, _ = _reconstruct(session_id, mode, max_block_bytes, sink=held)
+                print_streamed(result, held)
+            return
         result, written = _reconstruct(session_id, mode, max_block_bytes, pair_here)
         if written is None:
             writer = write_html if fmt == "html" else write_pair
@@ -128,7 +140,7 @@ def run(session_id: str, out: str, mode: str, max_block_bytes: int, as_json: boo
             envelope["written"] = written
         emit_json(envelope)
     elif out == "-":
-        sys.stdout.write(sanitize_block(page) if page else stdout_text(result))
+        sys.stdout.write(sanitize_block(page))
         sys.stdout.flush()
     else:
         print_summary(result, written)

@@ -226,28 +226,32 @@ def list_records(*, session: str | None = None, as_json: bool = False) -> None:
 def show(key: str, *, as_json: bool = False) -> None:
     """``abcd history show KEY``: one record's metadata, then its redacted transcript
     (streamed as it is read or arrives); with ``as_json`` one document holding both."""
-    from abcd_daemon.wire.messages import ShowRequest
-
-    from ..connect import ask
-
     if not as_json:
         _show_streamed(key)
         return
-    try:
-        lane = runtime.lane()
-        answered = ask(ShowRequest(root_sha=lane.root_sha, key=key), stream=True)
-        if answered is not None:
-            record, body = answered[0].record, answered[1]
-        else:
-            from abcd_daemon.store.records import read_body
-            from abcd_daemon.store.sessions import resolve_record
+    import tempfile
 
-            record = resolve_record(lane, key)
-            body = read_body(lane, record)
-    except AbcdError as err:
-        output.fail(err, as_json=as_json)
-    text = body.decode("utf-8", errors="replace")
-    output.emit_json(dict(_record_json(record), path=str(lane.records / record.name), body=text))
+    from abcd_daemon.wire.messages import ShowRequest
+
+    from ..connect import ask_into
+    from ..show_print import emit_json_with_body
+
+    with tempfile.TemporaryFile() as held:  # owner-only, already unlinked
+        try:
+            lane = runtime.lane()
+            head = ask_into(ShowRequest(root_sha=lane.root_sha, key=key), held.write)
+            if head is not None:
+                record = head.record
+            else:
+                from abcd_daemon.store.body import body_of
+                from abcd_daemon.store.sessions import resolve_record
+
+                record = resolve_record(lane, key)
+                for block in body_of(lane, record).chunks():
+                    held.write(block)
+        except AbcdError as err:
+            output.fail(err, as_json=as_json)
+        emit_json_with_body(dict(_record_json(record), path=str(lane.records / record.name)), held)
 
 
 def _show_streamed(key: str) -> None:

@@ -23,7 +23,8 @@ import msgspec
 
 from ..reconstruct.harness import parse_body
 from ..reconstruct.lean import Lean
-from ..reconstruct.model import ASSISTANT, TEXT, THINKING, TOOL_RESULT, TOOL_USE, Progress, Transcript, when_ns
+from ..reconstruct.model import (ASSISTANT, TEXT, THINKING, TOOL_RESULT, TOOL_USE, Progress, Transcript,
+                                 marked_turns, when_ns)
 from ..reconstruct.placement import spawn_type
 from ..reconstruct.refill import with_text
 from ..reconstruct.spawns import SPAWN_TOOLS, progress_responses
@@ -130,7 +131,7 @@ def copy_rows(record: Record, t: Transcript) -> list[CopyRow]:
     by_agent: dict[str, list[Progress]] = {}
     for copy in t.progress:
         by_agent.setdefault(copy.agent, []).append(copy)
-    calls = {b.ref: b.raw for turn in t.turns for b in turn.blocks
+    calls = {b.ref: b.raw for turn in marked_turns(t) for b in turn.blocks
              if b.kind == TOOL_USE and b.name in SPAWN_TOOLS and b.ref}
     rows = []
     for agent, copies in by_agent.items():
@@ -163,10 +164,28 @@ def _turn_rows(t, turns, model_of: dict[str, tuple[str, int]]) -> Iterator[TurnR
         text = "\n".join(p for p in parts if p)[:MAX_TURN_TEXT]
         role = "tool" if turn.results_only else turn.role
         at = key_ns(turn.when)
-        if turn.role == ASSISTANT and turn.key and not turn.key.startswith("line:"):
+        if model_of is not None and turn.role == ASSISTANT and turn.key and (
+                not turn.key.startswith("line:")):
             model_of[turn.key] = (turn.model, at)
         if text:
             yield TurnRow(turn.index, role, " ".join(dict.fromkeys(t_ for t_ in tools if t_)), at, text)
+
+
+class _LeanModels:
+    """What :func:`_turn_rows` puts in ``model_of`` (response id → the model and time of
+    the turn it opened), read from a lean transcript's columns instead of kept for
+    every response."""
+
+    def __init__(self, t) -> None:
+        self.t = t
+
+    def get(self, rid: str, default):
+        table, responses = self.t.turns, self.t.responses
+        slot = responses.slot.get(rid)
+        i = responses.turn[slot] if slot is not None else -1
+        if i < 0 or rid.startswith("line:") or table.roles[table.role[i]] != ASSISTANT:
+            return default
+        return table.models[table.model[i]], key_ns(table.when_of(i))
 
 
 def _response_rows(record: Record, t, model_of, out: list[ResponseRow]) -> list[ResponseRow]:
@@ -188,17 +207,23 @@ def derive(record: Record, body: bytes) -> Derived:
     return Derived(record, turns, _response_rows(record, t, model_of, []), copy_rows(record, t))
 
 
+def _spawn_call(block) -> bool:
+    return block.kind == TOOL_USE and block.name in SPAWN_TOOLS
+
+
 def derive_lean(record: Record, body) -> Derived:
     """:func:`derive` for a body of any size (a source with ``lines()``:
-    :class:`~abcd_daemon.store.body.RecordBody`): read lean, then again turn by turn
-    as the rows are consumed (:mod:`~abcd_daemon.reconstruct.refill`), so no turn's
-    text outlives its row. The same rows as :func:`derive`."""
-    t = parse_body(body, Lean(()))
-    model_of: dict[str, tuple[str, int]] = {}
+    :class:`~abcd_daemon.store.body.RecordBody`): read lean (the turn model in columns,
+    each line's blocks spilled to a temp file as it is decoded), then given back turn by
+    turn as the rows are consumed (:mod:`~abcd_daemon.reconstruct.refill`), so no
+    turn's text outlives its row. The same rows as :func:`derive`."""
+    t = parse_body(body, Lean((), keep_tool=_spawn_call))  # copy_rows reads only those
     responses: list[ResponseRow] = []
 
     def turns() -> Iterator[TurnRow]:
-        yield from _turn_rows(t, with_text(t, t.turns), model_of)
-        _response_rows(record, t, model_of, responses)
+        # A text the row cuts at MAX_TURN_TEXT characters is read no further than
+        # that many characters can take (4 bytes each): the same rows.
+        yield from _turn_rows(t, with_text(t, t.turns, 4 * MAX_TURN_TEXT + 4), None)
+        _response_rows(record, t, _LeanModels(t), responses)
 
     return Derived(record, turns(), responses, copy_rows(record, t))

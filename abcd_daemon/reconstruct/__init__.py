@@ -17,9 +17,10 @@ their ``[COMPACTED]`` marker; :mod:`.spawns` finds spawned agents with no stored
 transcript; :mod:`.telemetry` counts; :mod:`.render`, :mod:`.render_head` and
 :mod:`.render_turns` write the artefact (phrases from :mod:`.labels`) through the one
 fenced writer of :mod:`.fence`; :mod:`.schema` holds the value types; :mod:`.api` wires
-them. A body too large to load is read by :mod:`.lean` (the model without its text),
-given its text back turn by turn by :mod:`.refill`, and the artefact written through
-:mod:`.spill` as it is rendered.
+them. A body too large to load is read by :mod:`.lean` (the model without its text,
+held in the columns of :mod:`.lean_tables` by :mod:`.lean_model`, each line decoded once and its blocks
+spilled by :mod:`.block_spill`), given its blocks back turn by turn by :mod:`.refill`,
+and the artefact written through :mod:`.spill` as it is rendered.
 """
 
 import importlib

@@ -60,7 +60,9 @@ def reconstruct_records(root_sha: str, loaded: list[tuple[Record, object]],
     Returns the :class:`~.schema.Reconstruction`. Raises
     :class:`~abcd_daemon.errors.InputError` for a malformed root SHA and
     :class:`~abcd_daemon.errors.NotFoundError` when ``loaded`` holds no record at all
-    (a session with no main thread is NOT an error: it renders, labelled). Never raises
+    (a session with no main thread is NOT an error: it renders, labelled), and
+    :class:`~abcd_daemon.errors.AbcdError` when a body read lean cannot have its temp
+    file written (:mod:`.block_spill`: a full disk). Never raises
     on the content of a body: unreadable, non-UTF-8 or garbage bodies are reported in
     the completeness block instead.
     """
@@ -81,9 +83,16 @@ def reconstruct_records(root_sha: str, loaded: list[tuple[Record, object]],
         if thread.body is None:
             continue
         if not isinstance(thread.body, bytes) and lean is None:
-            lean = Lean(record.agent_id for record, _ in loaded)
-        thread.transcript = parse_body(thread.body, None if isinstance(thread.body, bytes)
-                                       else lean)
+            lean = Lean((record.agent_id for record, _ in loaded), spill_dir)
+        try:
+            thread.transcript = parse_body(thread.body, None if isinstance(thread.body, bytes)
+                                           else lean)
+        except OSError as exc:  # the lean read's temp file (:mod:`.block_spill`)
+            raise AbcdError(
+                f"could not reconstruct session {session_id!r}: the temp file its record "
+                f"{thread.record.name!r} is read through could not be written "
+                f"({exc.strerror or type(exc).__name__})",
+                hint="free some space in the temp directory and run it again") from None
         thread.body = None  # parsed; the bytes are no longer needed
     order = section_order(threads)
     placements, indexes = place(threads)

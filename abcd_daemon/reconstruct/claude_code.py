@@ -208,29 +208,10 @@ def _lenient(value: object, builder: ThreadBuilder) -> _Line | None:
     return line
 
 
-_SCRATCH = ThreadBuilder(HARNESS)
-
-
-def line_blocks(raw: bytes) -> list[Block]:
-    """The blocks :func:`parse` builds from the one body line ``raw`` (their text and
-    raw input as parse has them), without the rest of its work: what
-    :mod:`.refill` reads again."""
-    scratch = _SCRATCH  # its counts are never read
-    for value, _raw, typed in decoded_lines((raw,), _DECODE, scratch):
-        line = value if typed else _lenient(value, scratch)
-        if line is None or line.type not in (USER, ASSISTANT):
-            return []
-        message = line.message
-        if message is None or message.content is None:
-            return []
-        return model_blocks(message.content, scratch)
-    return []
-
-
 def parse(body, lean=None) -> Transcript:
     """Read one Claude Code record body (bytes, or its lines) into a
     :class:`~.model.Transcript`; ``lean``: see :mod:`.lean`."""
-    builder = ThreadBuilder(HARNESS, lean)
+    builder = ThreadBuilder(HARNESS) if lean is None else lean.builder(HARNESS)
     for value, raw, typed in decoded_lines(body, _DECODE, builder):
         line = value if typed else _lenient(value, builder)
         if line is None:

@@ -16,6 +16,7 @@ marker and the agent's section name each other. Pure.
 
 from __future__ import annotations
 
+from .model import marked_turns
 from .placement import HostIndex, Placement
 from .selection import Thread
 
@@ -33,7 +34,7 @@ def link_compactions(order: list[Thread], placements: dict[str, Placement],
         if not start or index is None:
             continue
         used = taken.setdefault(p.host, set())
-        for turn in index.transcript.turns:
+        for turn in marked_turns(index.transcript):
             if (turn.compacted_before and turn.compacted_when and turn.index not in used
                     and turn.compacted_when >= start):
                 p.compaction_turn = turn.index

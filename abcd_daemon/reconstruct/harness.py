@@ -68,21 +68,18 @@ def harness_of(body) -> str:
 
 
 def adapter(harness: str):
-    """The module of ``harness``'s adapter: its ``parse(body, lean=None)`` and its
-    ``line_blocks(raw)``."""
+    """The module of ``harness``'s adapter: its ``parse(body, lean=None)``."""
     return store_harness if harness == store_harness.HARNESS else claude_code
 
 
 def parse_body(body, lean: Lean | None = None) -> Transcript:
     """The transcript of one record body (bytes, or a source with ``lines()``), read by
-    the adapter its lines call for. With ``lean`` (:mod:`.lean`) the blocks keep no
-    text, and a source's transcript remembers it (``source``) for :mod:`.refill`."""
+    the adapter its lines call for. With ``lean`` (:mod:`.lean`) the turns are held in
+    columns and their blocks spilled to a temp file (the transcript's ``source``), for
+    :mod:`.refill` to give back."""
     if lean is not None and isinstance(body, (bytes, bytearray)):
         body = InMemoryBody(body)
     harness = harness_of(body)
     if isinstance(body, (bytes, bytearray)):
         return adapter(harness).parse(body, lean)
-    transcript = adapter(harness).parse(body.lines(), lean)
-    if lean is not None:
-        transcript.source = body
-    return transcript
+    return adapter(harness).parse(body.lines(), lean)

@@ -2,15 +2,18 @@
 size (issue 16).
 
 A lean parse builds the same :class:`~.model.Transcript` as a full one — the same turns,
-responses, usage, tool calls, notifications and counters — but once a line has been read
-every block of it drops its ``text`` (and a tool call its ``raw`` input, unless that
-names a ``subagent_type``), remembering where it came from (``line``, ``slot``). What
-placement reads in a tool result's text is kept as facts first: the watched agent ids it
-names as whole words (``mentions``) and the id an ``agentId: `` line names (``named``).
-So telemetry and placement come out identical, and the text is read again, turn by turn,
-only to be written (:mod:`.refill`).
+responses, usage, tool calls, notifications and counters — held in columns by
+:class:`~.lean_model.LeanThreadBuilder` (:meth:`Lean.builder`), with every line's blocks
+spilled whole to a temp file as the line is read (:mod:`.block_spill`) and given back,
+turn by turn, only to be written (:mod:`.refill`): each line is decoded once. The tool
+calls and results a lean turn keeps in memory drop their ``text`` (and a call its ``raw``
+input, unless that names a ``subagent_type``) once their line is read, remembering the
+line (:meth:`Lean.strip`). What placement reads in a tool result's text is kept as facts
+first: the watched agent ids it names as whole words (``mentions``) and the id an
+``agentId: `` line names (``named``). So telemetry and placement come out identical.
 
-Memory is the model's structure (turns, blocks, ids), never the text. Pure.
+Memory is the model's columns (a few dozen bytes a turn) plus the tool blocks' ids,
+never the text. Pure apart from the spill file.
 """
 
 from __future__ import annotations
@@ -48,15 +51,25 @@ class Lean:
     """What a lean parse keeps of each block (see the module docstring). ``agent_ids``
     are the ids a tool result's mentions are looked for: the session's stored agents."""
 
-    def __init__(self, agent_ids: Iterable[str]) -> None:
+    def __init__(self, agent_ids: Iterable[str], spill_dir=None, keep_tool=None) -> None:
         self.agent_ids = sorted({a for a in agent_ids if a})
         self.matcher = ahocorasick_rs.AhoCorasick(self.agent_ids) if self.agent_ids else None
+        #: Where the blocks' temp file goes (the system's temp directory when None).
+        self.spill_dir = spill_dir
+        #: Which tool blocks a turn keeps in memory (all when None): a reader that
+        #: needs only some (the index: spawning calls) says which.
+        self.keep_tool = keep_tool
+
+    def builder(self, harness: str):
+        """The thread builder of a lean parse (:mod:`.lean_model`)."""
+        from .lean_model import LeanThreadBuilder
+
+        return LeanThreadBuilder(harness, self)
 
     def strip(self, blocks: list[Block], line: int) -> None:
-        """Drop the text of ``blocks`` (the content of body line ``line``)."""
-        for slot, block in enumerate(blocks):
+        """Drop the text of ``blocks`` (tool blocks of body line ``line``)."""
+        for block in blocks:
             block.line = line
-            block.slot = slot
             kind = block.kind
             if kind == TOOL_RESULT and block.text:
                 text = block.text

@@ -50,7 +50,7 @@ class Block:
     and ``when`` is the line's own time key: the moment that result reached the thread."""
 
     __slots__ = ("kind", "text", "name", "ref", "raw", "is_error", "async_ack", "agent",
-                 "agent_type", "when", "line", "slot", "mentions", "named")
+                 "agent_type", "when", "line", "mentions", "named", "cut")
 
     def __init__(self, kind: str, text: str = "", *, name: str = "", ref: str = "",
                  raw: bytes = b"", is_error: bool = False, async_ack: bool = False) -> None:
@@ -64,15 +64,16 @@ class Block:
         self.agent = ""
         self.agent_type = ""
         self.when = ""
-        #: Set when the body is read lean (:mod:`.lean`): the 0-based body line and the
-        #: block's position in that line's content, where its text is read again for
-        #: rendering; ``line`` stays -1 while ``text`` and ``raw`` are held.
+        #: Set on a tool block when the body is read lean (:mod:`.lean`): the 0-based
+        #: body line it came from; ``line`` stays -1 while ``text`` and ``raw`` are held.
         self.line = -1
-        self.slot = 0
         #: Lean only, on a tool result: the watched agent ids its text names and the id
         #: an ``agentId: `` line in it names (what placement would have read there).
         self.mentions: tuple[str, ...] = ()
         self.named = ""
+        #: Set when the text was read back cut (:mod:`.block_spill`): the bytes of it
+        #: left unread, which the per-block cap elides.
+        self.cut = 0
 
 
 class Turn:
@@ -149,7 +150,8 @@ class Transcript:
         self.progress: list[Progress] = []
         self.first_when = ""
         self.last_when = ""
-        #: Lean only (:mod:`.lean`): the body the block texts are read again from.
+        #: Lean only (:mod:`.lean_model`): the :class:`~.block_spill.BlockSpill` the
+        #: turns' blocks are read back from.
         self.source = None
 
     @property
@@ -161,14 +163,20 @@ class Transcript:
         return when_ns(self.last_when)
 
 
+def marked_turns(t: Transcript):
+    """The turns of ``t`` that can hold a tool call or result, a delivered notification
+    or a compaction mark, in order: every turn of a full transcript, only those of a lean
+    one (:meth:`~.lean_tables.TurnTable.marked`), which is all placement, spawns and
+    compaction read."""
+    marked = getattr(t.turns, "marked", None)
+    return marked() if marked is not None else t.turns
+
+
 class ThreadBuilder:
     """Accumulates one record body's lines into a :class:`Transcript`."""
 
-    def __init__(self, harness: str, lean=None) -> None:
+    def __init__(self, harness: str) -> None:
         self.out = Transcript(harness)
-        #: A :class:`~.lean.Lean`: every block's text is dropped once its line is read,
-        #: keeping what placement needs of it (``None``: texts are kept).
-        self.lean = lean
         self.line_no = 0  # set by :func:`~.lines.decoded_lines` before each line
         self._open: dict[str, Turn] = {}  # response id -> its turn
         self._pending_notified: list[tuple[str, str]] = []
@@ -264,8 +272,6 @@ class ThreadBuilder:
             for block in blocks:
                 if block.kind == TOOL_RESULT:
                     block.when = when
-        if self.lean is not None:
-            self.lean.strip(blocks, self.line_no)
 
     def _turn_for(self, role: str, blocks: list[Block], response_id: str,
                   line_id: str) -> Turn:

@@ -37,7 +37,7 @@ import ahocorasick_rs
 import msgspec
 
 from .lean import mentions_in
-from .model import TOOL_RESULT, TOOL_USE, Transcript
+from .model import TOOL_RESULT, TOOL_USE, Transcript, marked_turns
 from .selection import Thread
 
 RECORD = "record"
@@ -122,7 +122,7 @@ class HostIndex:
         self.named: dict[str, tuple[int, str, str]] = {}  # agent -> (turn, call, agentType)
         self.notified: dict[str, list[tuple[int, str]]] = {}
         self.progress_call: dict[str, str] = {}
-        for turn in transcript.turns:
+        for turn in marked_turns(transcript):
             for agent, when in turn.notified:
                 self.notified.setdefault(agent, []).append((turn.index, when))
             for block in turn.blocks:
@@ -147,7 +147,7 @@ class HostIndex:
             return found
         wanted = set(agent_ids)
         matcher = None
-        for turn in self.transcript.turns:
+        for turn in marked_turns(self.transcript):
             for block in turn.blocks:
                 if block.kind != TOOL_RESULT:
                     continue

@@ -1,79 +1,39 @@
-"""Giving a lean transcript's turns their text back, one turn at a time, for writing.
+"""Giving a lean transcript's turns their blocks back, one turn at a time, for writing.
 
 :func:`with_text` takes the turns a writer wants (in thread order: all of them, or a
-spine's first and last) and yields each with every block's ``text`` and ``raw`` as a
-full parse would have them, read again from the transcript's source in one forward pass:
-a line is decoded again only when a wanted block came from it, by the same adapter
-(so its blocks are the ones the lean parse numbered). A turn is yielded once every line
-its blocks came from has been read, and its texts are dropped again when the consumer
-asks for the next one — so memory holds the texts of the turns between the one being
-written and the last line read (a response whose lines are far apart holds what lies
-between), never the body. The source stops being read after the last wanted turn.
+spine's first and last) and yields, for each, a :class:`~.model.Turn` equal to the one
+a full parse builds — every block, with its ``text`` and ``raw`` — read back from the
+transcript's spill (:mod:`.block_spill`: the blocks of each of the turn's lines, in the
+order the lines were read), never from the body, so no line is decoded twice. Each
+yielded turn is built fresh and is garbage once the consumer asks for the next one:
+memory holds one turn's blocks, never the body.
 
-A transcript that holds its texts (no source) is yielded as it is. Pure apart from the
-source's reads.
+``cut`` > 0 reads a long text of a kind the per-block cap applies to only as far as
+that cap (``Block.cut`` says how many bytes were left unread): what a writer cutting
+blocks at ``cut`` bytes would keep.
+
+A transcript that holds its texts (no spill) is yielded as it is. Pure apart from the
+spill's reads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
-from .model import Block, Transcript, Turn
-
-
-def _drop(turn: Turn) -> None:
-    for block in turn.blocks:
-        block.text = ""
-        if b"subagent_type" not in block.raw:
-            block.raw = b""
+from .model import Transcript, Turn
 
 
-def with_text(transcript: Transcript, turns: list[Turn]) -> Iterator[Turn]:
+def with_text(transcript: Transcript, turns: Iterable[Turn], cut: int = 0) -> Iterator[Turn]:
     """``turns`` (of ``transcript``, in order) with their blocks' texts (see the module
     docstring)."""
-    source = transcript.source
-    if source is None:
+    spill = transcript.source
+    if spill is None:
         yield from turns
         return
-    need: dict[int, list[Block]] = {}
-    ready: list[int] = []  # the last line each turn waits for, as a running maximum
-    last = -1
+    table = transcript.turns
     for turn in turns:
-        for block in turn.blocks:
-            need.setdefault(block.line, []).append(block)
-            if block.line > last:
-                last = block.line
-        ready.append(last)
-    from .harness import adapter
-
-    line_blocks = adapter(transcript.harness).line_blocks
-    i = 0
-    while i < len(turns) and ready[i] < 0:
-        yield turns[i]
-        _drop(turns[i])
-        i += 1
-    if i == len(turns):
-        return
-    lines = source.lines()
-    try:
-        for n, raw in enumerate(lines):
-            blocks = need.pop(n, None)
-            if blocks:
-                fresh = line_blocks(raw)
-                for block in blocks:
-                    if block.slot < len(fresh):
-                        again = fresh[block.slot]
-                        block.text, block.raw = again.text, again.raw
-            while i < len(turns) and ready[i] <= n:
-                yield turns[i]
-                _drop(turns[i])
-                i += 1
-            if i == len(turns):
-                return
-    finally:
-        close = getattr(lines, "close", None)
-        if close is not None:
-            close()
-    for turn in turns[i:]:  # the source ended early (changed under us): what it had
+        blocks = []
+        for offset in table.offsets(turn.index - 1):
+            blocks += spill.get(offset, cut)
+        turn.blocks = blocks
         yield turn
-        _drop(turn)

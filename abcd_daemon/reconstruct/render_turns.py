@@ -110,13 +110,13 @@ class TurnWriter:
         if self.spine and delegate and len(turns) > 2:
             omitted = len(turns) - 2
             self.omitted_turns += omitted
-            ends = with_text(transcript, [turns[0], turns[-1]])
+            ends = with_text(transcript, [turns[0], turns[-1]], self.cap)
             self._turn(next(ends), markers)  # written before the next is asked for
             self.parts.append(spine_gap(omitted))
             self._turn(next(ends), markers)
             ends.close()
             return
-        for turn in with_text(transcript, turns):
+        for turn in with_text(transcript, turns, self.cap):
             self._turn(turn, markers)
 
     def _turn(self, turn: Turn, markers: dict[int, list[str]]) -> None:
@@ -138,10 +138,18 @@ class TurnWriter:
             self._block(block)
         out.extend(markers.get(turn.index, ()))
 
-    def _capped(self, text: str, lang: str = "") -> None:
-        """Append ``text`` fenced, truncated to the cap with an elision line."""
+    def _capped(self, text: str, lang: str = "", cut: int = 0) -> None:
+        """Append ``text`` fenced, truncated to the cap with an elision line; ``cut``:
+        ``text`` is already the cap's cut, that many bytes were left unread
+        (:mod:`.block_spill`)."""
         cap = self.cap
         kept = text
+        if cut:
+            self.elided_blocks += 1
+            self.elided_bytes += cut
+            self.parts.append(fence(text, lang))
+            self.parts.append(f"… [{cut} bytes elided by the per-block cap]\n\n")
+            return
         if cap:
             if text.isascii():  # a character is a byte: no encoding needed to measure
                 if len(text) > cap:
@@ -177,15 +185,15 @@ class TurnWriter:
             if block.is_error:
                 head += " (error)"
             out.append(head + "\n\n")
-            self._capped(block.text)
+            self._capped(block.text, cut=block.cut)
         elif kind == THINKING:
-            if block.text:
+            if block.text or block.cut:
                 out.append("*thinking:*\n\n")
-                self._capped(block.text)
+                self._capped(block.text, cut=block.cut)
         elif kind == IMAGE:
             out.append("*(an image block was here; images are not carried into the "
                        "artefact)*\n\n")
         else:
             out.append(f"*({label(kind)})*\n\n")
-            if block.text:
-                self._capped(block.text)
+            if block.text or block.cut:
+                self._capped(block.text, cut=block.cut)

@@ -18,7 +18,7 @@ it is never part of the session's totals (a copy is never counted as usage). Pur
 from __future__ import annotations
 
 from .lean import named_in
-from .model import TOOL_RESULT, TOOL_USE, Progress
+from .model import TOOL_RESULT, TOOL_USE, Progress, marked_turns
 from .placement import HostIndex, Placement, spawn_type
 from .schema import MissingAgent, TokenCounts
 from .selection import Thread
@@ -68,7 +68,7 @@ def _named_by_call(index: HostIndex, spawn_calls: set[str]) -> dict[str, str]:
     for copy in index.transcript.progress:
         if copy.call:
             named.setdefault(copy.call, copy.agent)
-    for turn in index.transcript.turns:
+    for turn in marked_turns(index.transcript):
         for block in turn.blocks:
             if (block.kind == TOOL_RESULT and block.ref
                     and (block.ref in spawn_calls or block.async_ack)):
@@ -95,7 +95,7 @@ def missing_agents(threads: list[Thread], order: list[Thread],
         index = indexes.get(host)
         if index is None:
             index = indexes[host] = HostIndex(host_thread.transcript)
-        calls = {block.ref: (turn.index, block.raw) for turn in index.transcript.turns
+        calls = {block.ref: (turn.index, block.raw) for turn in marked_turns(index.transcript)
                  for block in turn.blocks
                  if block.kind == TOOL_USE and block.name in SPAWN_TOOLS and block.ref}
         named = _named_by_call(index, set(calls))

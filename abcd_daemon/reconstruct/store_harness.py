@@ -103,16 +103,10 @@ def _usage(value: object):
     return usage_of(*picked)
 
 
-def line_blocks(raw: bytes) -> list[Block]:
-    """The blocks :func:`parse` builds from the one body line ``raw``: what
-    :mod:`.refill` reads again (this harness is rare: parse itself, on one line)."""
-    return [block for turn in parse((raw,)).turns for block in turn.blocks]
-
-
 def parse(body, lean=None) -> Transcript:
     """Read one store-harness record body (bytes, or its lines) into a
     :class:`~.model.Transcript`; ``lean``: see :mod:`.lean`."""
-    builder = ThreadBuilder(HARNESS, lean)
+    builder = ThreadBuilder(HARNESS) if lean is None else lean.builder(HARNESS)
     for value, raw, typed in decoded_lines(body, _DECODE, builder):
         if typed and (value.type is None or (
                 value.message is not None and value.message.role is None)):

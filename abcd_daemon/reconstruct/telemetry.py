@@ -78,14 +78,15 @@ def _count(t: Transcript, claims: _Claims) -> tuple[TurnCounts, TokenCounts, dic
     tokens.total = (tokens.input + tokens.output + tokens.cache_creation_input
                     + tokens.cache_read_input)
     turns = TurnCounts()
-    for turn in t.turns:
-        if turn.key:
-            if turn.key in claims.turns:
+    table = getattr(t.turns, "keys_and_roles", None)  # a lean transcript's columns
+    for key, role in table() if table else ((turn.key, turn.role) for turn in t.turns):
+        if key:
+            if key in claims.turns:
                 continue
-            claims.turns.add(turn.key)
-        if turn.role == USER:
+            claims.turns.add(key)
+        if role == USER:
             turns.user += 1
-        elif turn.role == ASSISTANT:
+        elif role == ASSISTANT:
             turns.assistant += 1
     turns.total = turns.user + turns.assistant
     tools: dict[str, int] = {}

@@ -225,3 +225,35 @@ def test_show_prints_a_record_over_the_streaming_threshold_as_it_would_print_it_
     assert code == 0, err
     printed = out.split("\n---\n", 1)[1]
     assert printed == sanitize_block(body.decode().rstrip("\n")) + "\n"
+
+
+def test_show_json_writes_a_large_body_as_the_document_printing_it_whole_gave(in_repo, cli):
+    """``show --json`` streams the body into its ``body`` string (never held whole): the
+    same document as encoding the whole decoded, home-folded body — replacement
+    characters for bytes that are not UTF-8, the home folded, escapes intact."""
+    import os
+
+    import msgspec
+
+    from abcd_client.output import fold_paths
+    from abcd_daemon.paths import Home
+    from abcd_daemon.store.lane import Lane
+    from abcd_daemon.store.record import Record, format_record, format_rfc3339_ns, record_filename
+
+    _, sha = in_repo
+    home = os.path.expanduser("~")
+    line = json.dumps({"type": "user", "message": {"content": f"{home}/x \" \\ \x01 é"}})
+    body = ("\n".join([line] * 3000) + "\n").encode() + b"\xff\xfe tail \xe2\x82" + b"w" * (3 << 20)
+    lane = Lane(Home.from_env(), sha).ensure("records")
+    rec = Record(session_id="sess-json", root_commit=sha, source_sha256="0" * 64,
+                 captured_at=format_rfc3339_ns(10**18))
+    (lane.records / record_filename(rec)).write_bytes(format_record(rec, body))
+    code, out, err = cli("history", "show", "sess-json", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    whole = format_record(rec, body).split(b"\n---\n", 1)[1].decode("utf-8", "replace")
+    assert doc["body"] == fold_paths(whole)
+    fields = {k: v for k, v in doc.items() if k != "body"}
+    expected = msgspec.json.format(msgspec.json.Encoder(order="deterministic").encode(
+        dict(fields, body=doc["body"])), indent=2).decode() + "\n"
+    assert out == expected

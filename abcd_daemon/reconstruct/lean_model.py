@@ -1,0 +1,135 @@
+"""The turn model of a body read lean, held in columns: a few dozen bytes a turn
+(issue 16).
+
+:class:`LeanThreadBuilder` obeys every rule of :class:`~.model.ThreadBuilder` (it
+overrides only where a turn and a response are kept), so the transcript it builds has
+the same turns, responses, usage, tool calls, notifications and counters. What differs
+is how they are held:
+
+- ``Transcript.turns`` is a :class:`~.lean_tables.TurnTable`: per turn its role, key, model, time,
+  flags and where its lines' blocks were spilled, in arrays (the rare parts — delivered
+  notifications, compaction times, a turn of several lines — in dicts). Indexing or
+  iterating it builds a :class:`~.model.Turn` on the fly whose ``blocks`` are only its
+  tool calls and tool results, text dropped (:meth:`~.lean.Lean.strip`: what placement,
+  spawns and telemetry read); nothing else reads a lean turn's blocks.
+- ``Transcript.responses`` is a :class:`~.lean_tables.ResponseTable` (``items()``/``get`` give
+  :class:`~.model.Response` values built on the fly).
+- Every line's blocks, whole, go to ``Transcript.source``, a
+  :class:`~.block_spill.BlockSpill`, as the line is read: the writer gets them back from
+  there (:mod:`.refill`), so no line is decoded twice and no text stays in memory.
+
+Never raises on any input an adapter hands it.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .block_spill import BlockSpill
+from .lean_tables import (COMPACTED, RESULTS_ONLY, SIDECHAIN, SUMMARY, WHEN_LEN,
+                          ResponseTable, TurnTable)
+from .model import ASSISTANT, TOOL_RESULT, TOOL_USE, USER, Block, ThreadBuilder
+
+
+class LeanThreadBuilder(ThreadBuilder):
+    """:class:`~.model.ThreadBuilder` holding the transcript in columns and spilling
+    every line's blocks (see the module docstring)."""
+
+    def __init__(self, harness: str, lean) -> None:
+        super().__init__(harness)
+        self.lean = lean
+        out = self.out
+        out.turns = TurnTable()
+        out.responses = ResponseTable()
+        out.source = BlockSpill(lean.spill_dir)
+
+    def message(self, role: str, blocks: list[Block], *, response_id: str = "",
+                line_id: str = "", model: str = "", usage=None,
+                stop_reason: bool = False, when: str = "", sidechain: bool = False,
+                compact_summary: bool = False, notified: list[str] | None = None) -> None:
+        out = self.out
+        if model:
+            model = sys.intern(model)
+        if model and model not in self._models:
+            self._models.add(model)
+            out.models.append(model)
+        slot = -1
+        if role == ASSISTANT and response_id:
+            slot = out.responses.add(response_id, usage, stop_reason)
+            if usage is not None:
+                out.usage_lines += 1
+        elif usage is not None:
+            out.usage_lines += 1
+            out.anonymous_usage.append(usage)
+        tools = []
+        for block in blocks:
+            if block.kind == TOOL_USE:
+                out.tool_calls.append((block.ref, block.name))
+                tools.append(block)
+            elif block.kind == TOOL_RESULT:
+                tools.append(block)
+        table = out.turns
+        i = self._lean_turn(role, blocks, response_id, line_id, slot)
+        offset = out.source.put(blocks)
+        if table.spilled[i] < 0:
+            table.spilled[i] = offset
+        else:
+            table.more.setdefault(i, []).append(offset)
+        if model and not table.model[i]:
+            table.set_model(i, model)
+        if when and not table.when[WHEN_LEN * i] and i not in table._odd_when:
+            table.set_when(i, when)
+        if sidechain:
+            table.flags[i] |= SIDECHAIN
+        if compact_summary:
+            table.flags[i] |= SUMMARY
+        if notified:
+            table.notified[i] = [*table.notified.get(i, ()), *((a, when) for a in notified)]
+        if tools and self.lean.keep_tool is not None:
+            tools = [block for block in tools if self.lean.keep_tool(block)]
+        if tools:
+            if role == USER:
+                for block in tools:
+                    if block.kind == TOOL_RESULT:
+                        block.when = when
+            self.lean.strip(tools, self.line_no)
+            table.tools.setdefault(i, []).extend(tools)
+
+    def _lean_turn(self, role: str, blocks: list[Block], response_id: str, line_id: str,
+                   slot: int) -> int:
+        """The 0-based turn this line joins (the rules of ``ThreadBuilder._turn_for``)."""
+        out = self.out
+        table = out.turns
+        if slot >= 0:
+            opened = out.responses.turn[slot]
+            if opened >= 0:
+                return opened
+        results_only = role == USER and bool(blocks) and all(
+            b.kind == TOOL_RESULT for b in blocks)
+        if results_only and table and table.flags[-1] & RESULTS_ONLY and (
+                not self._pending_compaction):
+            return len(table) - 1
+        key = response_id if role == ASSISTANT and response_id else (
+            f"line:{line_id}" if line_id else "")
+        flags = RESULTS_ONLY if results_only else 0
+        pending = self._pending_compaction
+        if pending:
+            flags |= COMPACTED
+            self._pending_compaction = False
+        i = table.new(role, key, flags)
+        if isinstance(pending, str):
+            table.compacted_when[i] = pending
+        if self._pending_notified:
+            table.notified[i] = list(self._pending_notified)
+            self._pending_notified = []
+        if slot >= 0:
+            out.responses.turn[slot] = i
+        return i
+
+    def finish(self):
+        table = self.out.turns
+        if self._pending_notified and table:
+            i = len(table) - 1
+            table.notified[i] = [*table.notified.get(i, ()), *self._pending_notified]
+            self._pending_notified = []
+        return self.out

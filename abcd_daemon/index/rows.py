@@ -91,32 +91,25 @@ def write_rows(conn: sqlite3.Connection, root: str, d: Derived, next_id: int, id
     return next_id
 
 
-#: FTS5's ``automerge`` during a bulk sync (restored to :data:`AUTOMERGE` after):
-#: a level's segments are merged 16 at a time instead of 4, so each byte of text is
-#: rewritten about half as often (merging was about a quarter of FTS5's time).
-BULK_AUTOMERGE = 16
-AUTOMERGE = 4
-
-
 @contextlib.contextmanager
 def bulk(conn: sqlite3.Connection, on: bool, batch_bytes: int):
     """For a large sync: FTS5 keeps a whole batch's terms in memory (one segment per
-    commit, not one per MiB of text: far less merging) and merges
-    :data:`BULK_AUTOMERGE` segments at a time, a 128 MiB page cache (the merges go
-    through it), a WAL checkpointed every 64 MiB instead of every 4 MiB (each
+    commit, not one per MiB of text: far less merging), a 128 MiB page cache (the
+    merges go through it), a WAL checkpointed every 64 MiB instead of every 4 MiB (each
     checkpoint fsyncs), and Python's cyclic garbage collector paused (the parser's
     objects are freed by reference counting; the collector's passes over them were an
     eighth of deriving: :mod:`.db` runs a young collection after each
     batch instead). Put back afterwards (the next commit then checkpoints the WAL,
-    which ``journal_size_limit`` shrinks). FTS5 keeps its settings in the database:
-    a sync killed here leaves the bulk ones, which the next bulk sync puts back too."""
+    which ``journal_size_limit`` shrinks). FTS5's ``automerge`` stays 4: merging 16
+    segments at a time saved little here and left levels that the next small
+    updates merged, one of them taking over a second."""
     if not on:
         yield
         return
     cache = conn.execute("PRAGMA cache_size").fetchone()[0]
     conn.execute("PRAGMA cache_size = -131072")
     conn.execute(f"PRAGMA wal_autocheckpoint = {(64 << 20) // _page_size(conn)}")
-    _fts_set(conn, hashsize=2 * batch_bytes, automerge=BULK_AUTOMERGE)
+    _fts_set(conn, hashsize=2 * batch_bytes)
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -124,7 +117,7 @@ def bulk(conn: sqlite3.Connection, on: bool, batch_bytes: int):
     finally:
         if collecting:
             gc.enable()
-        _fts_set(conn, hashsize=1 << 20, automerge=AUTOMERGE)
+        _fts_set(conn, hashsize=1 << 20)
         conn.execute(f"PRAGMA cache_size = {int(cache)}")
         conn.execute(f"PRAGMA wal_autocheckpoint = {(4 << 20) // _page_size(conn)}")
         conn.execute("PRAGMA shrink_memory")

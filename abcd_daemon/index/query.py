@@ -13,8 +13,9 @@ Contracts:
   turns (under its filters) is ranked among its newest ``f.window`` matches: a word
   in half the corpus answers in milliseconds, and what it finds is recent;
 - the hits are ranked first and only those returned get a snippet (FTS5's snippet
-  depends on the turn's text and the query alone: the same one either way); an
-  unfiltered query ranks its window without joining each candidate's turn row.
+  depends on the turn's text and the query alone: the same one either way); a
+  window of newest matches is read and scored in one pass, an unfiltered one without
+  joining each candidate's turn row.
 """
 
 from __future__ import annotations
@@ -49,43 +50,53 @@ def search(conn: sqlite3.Connection, query: str, f: Filters = Filters()) -> list
 
 def _run(conn: sqlite3.Connection, match: str, f: Filters) -> list[Hit]:
     where, args = _where(match, f)
-    joined = len(where) > 1
-    if f.window > 0:  # the newest f.window matches: turn ids grow with capture time
-        cutoff = conn.execute(
-            "SELECT turn_text.rowid FROM turn_text" + (" JOIN turns t ON t.id = turn_text.rowid" if joined else "")
-            + f" WHERE {' AND '.join(where)} ORDER BY turn_text.rowid DESC LIMIT 1 OFFSET ?",
-            [*args, f.window - 1]).fetchone()
-        if cutoff is not None:
-            where.append("turn_text.rowid >= ?")
-            args.append(cutoff[0])
+    limit = max(1, f.limit)
     # Ranked first, snippets after: a snippet re-reads and re-tokenises its turn's
     # text, and SQLite makes every output column of each candidate before it sorts
     # them, so a query ranked among 2,000 matches made 2,000 snippets to show 20.
-    if joined or not 0 < f.window <= _WINDOW_IN_PYTHON:
+    if 0 < f.window <= _WINDOW_IN_PYTHON:
+        ranked = _rank_newest(conn, where, args, f.window, limit)
+    else:
+        if f.window > 0:  # the newest f.window matches: turn ids grow with capture time
+            cutoff = conn.execute(
+                "SELECT turn_text.rowid FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
+                f" WHERE {' AND '.join(where)} ORDER BY turn_text.rowid DESC LIMIT 1 OFFSET ?",
+                [*args, f.window - 1]).fetchone()
+            if cutoff is not None:
+                where.append("turn_text.rowid >= ?")
+                args.append(cutoff[0])
         ranked = conn.execute(
             "SELECT turn_text.rowid, bm25(turn_text) FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
             f" WHERE {' AND '.join(where)} ORDER BY bm25(turn_text), t.when_ns LIMIT ?",
-            [*args, max(1, f.limit)]).fetchall()
-    else:
-        ranked = _rank_window(conn, where, args, max(1, f.limit))
+            [*args, limit]).fetchall()
     hits = (_hit(conn, match, rowid, score) for rowid, score in ranked)
     return [h for h in hits if h is not None]
 
 
-#: A window up to this many matches is ranked by :func:`_rank_window` (its turns are
+#: A window up to this many matches is ranked by :func:`_rank_newest` (its turns are
 #: looked up by one ``IN`` list, under SQLite's limit of bound values).
 _WINDOW_IN_PYTHON = 10_000
 
 
-def _rank_window(conn: sqlite3.Connection, where: list[str], args: list, limit: int) -> list[tuple[int, float]]:
-    """The best ``limit`` of at most a window of matches under no filter, ordered as
-    the joined query orders them (BM25, then the turn's time), joining only the
-    turns that can be among them: looking up every candidate's turn row to break
-    ties cost more than ranking."""
-    scored = sorted(conn.execute(f"SELECT rowid, bm25(turn_text) FROM turn_text WHERE {' AND '.join(where)}",
-                                 args).fetchall(), key=lambda row: row[1])
+def _rank_newest(conn: sqlite3.Connection, where: list[str], args: list, window: int,
+                 limit: int) -> list[tuple[int, float]]:
+    """The best ``limit`` of the newest ``window`` matches, ordered by BM25 then the
+    turn's time, in one pass newest first (FTS5 reads its rows in rowid order, no
+    sort) that scores each of them: the set a cutoff query and a ranking query
+    restricted to it would give, for half the reading. Under no filter the turn rows
+    are looked up only for the best and any tied with the last (the time tie-break):
+    looking up every candidate's cost more than ranking."""
+    joined = len(where) > 1
+    scored = conn.execute(
+        "SELECT turn_text.rowid, bm25(turn_text)" + (", t.when_ns FROM turn_text JOIN turns t"
+                                                     " ON t.id = turn_text.rowid" if joined else " FROM turn_text")
+        + f" WHERE {' AND '.join(where)} ORDER BY turn_text.rowid DESC LIMIT ?", [*args, window]).fetchall()
+    if joined:
+        scored.sort(key=lambda row: (row[1], row[2]))
+        return [(rowid, score) for rowid, score, _when_ns in scored[:limit]]
     if not scored:
         return []
+    scored.sort(key=lambda row: row[1])
     last = scored[min(limit, len(scored)) - 1][1]
     chosen = [row for row in scored if row[1] <= last]  # the best limit, with any tied at the last
     when = dict(conn.execute(f"SELECT id, when_ns FROM turns WHERE id IN ({','.join('?' * len(chosen))})",

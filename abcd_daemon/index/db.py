@@ -18,8 +18,7 @@ Contracts:
 
 from __future__ import annotations
 
-import contextlib
-import itertools
+import gc
 import os
 import sqlite3
 import stat
@@ -32,9 +31,9 @@ from ..store.body import body_of
 from ..store.lane import Lane, list_lanes
 from ..store.record import RecordFormatError
 from ..store.records import cached_header, file_identity, read_body, scan_files
-from .derive import Derived, derive, derive_lean
-from .pricing import LONG_PROMPT
-from .schema import DDL, SCHEMA_VERSION, SUM_RECORD, TABLES, utc_day
+from .derive import derive, derive_lean
+from .rows import bulk, delete, first_free_id, write_rows
+from .schema import DDL, SCHEMA_VERSION, TABLES
 
 #: Record bytes applied per transaction by :func:`sync`.
 BATCH_BYTES = 16 << 20
@@ -126,78 +125,11 @@ def _open(path: str) -> sqlite3.Connection:
     return conn
 
 
-def _delete(conn: sqlite3.Connection, name: str) -> None:
-    conn.execute("DELETE FROM turn_text WHERE rowid IN (SELECT id FROM turns WHERE record = ?)", (name,))
-    conn.execute("DELETE FROM turns WHERE record = ?", (name,))
-    conn.execute("DELETE FROM responses WHERE record = ?", (name,))
-    conn.execute("DELETE FROM copies WHERE record = ?", (name,))
-    conn.execute("DELETE FROM usage_sums WHERE record = ?", (name,))
-    conn.execute("DELETE FROM records WHERE name = ?", (name,))
-
-
-#: Turn rows written per ``executemany``.
-_ROW_BATCH = 2000
-
-
-def _next_id(conn: sqlite3.Connection) -> int:
-    """The first free turn id (inside a write transaction: no other writer moves it)."""
-    return conn.execute("SELECT coalesce(max(id), 0) + 1 FROM turns").fetchone()[0]
-
-
-def _rows(conn: sqlite3.Connection, root: str, d: Derived, next_id: int, ident: tuple[int, int, int],
-          fresh: bool = False) -> int:
-    """Replace the rows of ``d.record`` (read from a file of identity ``ident``) inside
-    the caller's transaction, numbering its turns from ``next_id``; returns the next
-    free id. ``fresh``: the record has no rows yet (nothing to delete)."""
-    r = d.record
-    thread = r.agent_id or ""
-    if not fresh:
-        _delete(conn, r.name)
-    conn.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                 (r.name, root, r.session_id, thread, r.agent_type, r.captured_at, r.source_sha256, r.body_bytes,
-                  *ident))
-    turns = iter(d.turns)
-    while True:  # in batches: the turns of a body read lean are made as they are written
-        batch = list(itertools.islice(turns, _ROW_BATCH))
-        if not batch:
-            break
-        ids = range(next_id, next_id + len(batch))
-        conn.executemany("INSERT INTO turns VALUES (?,?,?,?,?,?,?,?,?,?)",
-                         [(i, r.name, root, r.session_id, thread, r.agent_type, t.turn, t.role, t.tools, t.when_ns)
-                          for i, t in zip(ids, batch)])
-        conn.executemany("INSERT INTO turn_text (rowid, text) VALUES (?, ?)", [(i, t.text) for i, t in zip(ids, batch)])
-        next_id += len(batch)
-    if d.copies:
-        conn.executemany("INSERT OR IGNORE INTO copies VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                         [(r.session_id, c.agent_id, x.response_id, r.name, root, c.agent_type, x.model, x.when_ns,
-                           x.input, x.output, x.cache_creation, x.cache_read) for c in d.copies for x in (c.response,)])
-    before = conn.total_changes
-    conn.executemany(
-        "INSERT OR IGNORE INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        [(r.session_id, x.response_id, r.name, root, thread, r.agent_type, x.model, x.when_ns, x.input,
-          x.output, x.cache_creation, x.cache_read) for x in d.responses])
-    if conn.total_changes - before == len(d.responses):  # every response is this record's: sum them here
-        sums: dict[tuple[str, str, bool], list[int]] = {}
-        for x in d.responses:
-            s = sums.setdefault((utc_day(x.when_ns), x.model, x.input + x.cache_creation + x.cache_read > LONG_PROMPT),
-                                [0, 0, 0, 0, 0])
-            s[0] += x.input
-            s[1] += x.output
-            s[2] += x.cache_creation
-            s[3] += x.cache_read
-            s[4] += 1
-        conn.executemany("INSERT INTO usage_sums VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                         [(r.name, root, r.session_id, thread, r.agent_type, *k, *v) for k, v in sums.items()])
-    else:  # some were already another record's (a copy in the same session): the rows decide
-        conn.execute(SUM_RECORD, (r.name,))
-    return next_id
-
-
 def remove(conn: sqlite3.Connection, name: str) -> None:
     """Drop every row of the record file ``name`` (a forgotten or superseded record)."""
     with conn:
         conn.execute("BEGIN IMMEDIATE")
-        _delete(conn, name)
+        delete(conn, name)
 
 
 def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | None = None,
@@ -238,36 +170,9 @@ def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | 
     # Records are applied in batches of about BATCH_BYTES per transaction (a commit
     # per record costs more than deriving it); a crash loses at most the open batch,
     # whole, and the next sync redoes it.
-    with _bulk(conn, sum(rec.body_bytes for _, rec, _ident in todo) > BULK_BYTES):
+    with bulk(conn, sum(rec.body_bytes for _, rec, _ident in todo) > BULK_BYTES, BATCH_BYTES):
         _apply_batches(conn, todo, indexed, progress)
     return len(todo), len(gone)
-
-
-@contextlib.contextmanager
-def _bulk(conn: sqlite3.Connection, on: bool):
-    """For a large sync: FTS5 keeps a whole batch's terms in memory (one segment per
-    commit, not one per MiB of text: far less merging), a 128 MiB page cache (the
-    merges go through it) and a WAL checkpointed every 64 MiB instead of every 4 MiB
-    (each checkpoint fsyncs). Put back afterwards (the next commit then checkpoints
-    the WAL, which ``journal_size_limit`` shrinks)."""
-    if not on:
-        yield
-        return
-    cache = conn.execute("PRAGMA cache_size").fetchone()[0]
-    conn.execute("PRAGMA cache_size = -131072")
-    conn.execute(f"PRAGMA wal_autocheckpoint = {(64 << 20) // _page_size(conn)}")
-    conn.execute("INSERT INTO turn_text(turn_text, rank) VALUES ('hashsize', ?)", (2 * BATCH_BYTES,))
-    try:
-        yield
-    finally:
-        conn.execute("INSERT INTO turn_text(turn_text, rank) VALUES ('hashsize', ?)", (1 << 20,))
-        conn.execute(f"PRAGMA cache_size = {int(cache)}")
-        conn.execute(f"PRAGMA wal_autocheckpoint = {(4 << 20) // _page_size(conn)}")
-        conn.execute("PRAGMA shrink_memory")
-
-
-def _page_size(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("PRAGMA page_size").fetchone()[0])
 
 
 #: What writing one record's rows can raise that is that record's alone (a name
@@ -317,7 +222,7 @@ def _write_batch(conn: sqlite3.Connection, batch, indexed: set[str], tell, *, ca
     ``careful`` and a record cannot be written."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        next_id = _next_id(conn)
+        next_id = first_free_id(conn)
         for n, (lane, rec, ident) in enumerate(batch, 1):
             lean = rec.body_bytes > STREAM_ABOVE  # read lean: rows made as they are written
             try:
@@ -327,7 +232,7 @@ def _write_batch(conn: sqlite3.Connection, batch, indexed: set[str], tell, *, ca
             if careful:
                 conn.execute("SAVEPOINT one")
             try:
-                next_id = _rows(conn, lane.root_sha, d, next_id, ident, fresh=rec.name not in indexed)
+                next_id = write_rows(conn, lane.root_sha, d, next_id, ident, fresh=rec.name not in indexed)
             except Exception as exc:
                 # this record's rows only — or a body read lean that could not be read
                 # again while its rows were made (left out, as an unreadable one)
@@ -345,6 +250,8 @@ def _write_batch(conn: sqlite3.Connection, batch, indexed: set[str], tell, *, ca
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+    if not gc.isenabled():  # a bulk sync (rows.bulk): the batch's cyclic garbage, if any
+        gc.collect(1)
 
 
 def reset(conn: sqlite3.Connection) -> None:

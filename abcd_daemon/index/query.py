@@ -11,7 +11,11 @@ Contracts:
   snippet with the matches between ``[`` and ``]``;
 - ranking costs time per match, so a query that matches more than ``f.window``
   turns (under its filters) is ranked among its newest ``f.window`` matches: a word
-  in half the corpus answers in milliseconds, and what it finds is recent.
+  in half the corpus answers in milliseconds, and what it finds is recent;
+- the hits are ranked first and only those returned get a snippet (FTS5's snippet
+  depends on the turn's text and the query alone: the same one either way); a
+  window of newest matches is read and scored in one pass, an unfiltered one without
+  joining each candidate's turn row.
 """
 
 from __future__ import annotations
@@ -46,23 +50,77 @@ def search(conn: sqlite3.Connection, query: str, f: Filters = Filters()) -> list
 
 def _run(conn: sqlite3.Connection, match: str, f: Filters) -> list[Hit]:
     where, args = _where(match, f)
+    limit = max(1, f.limit)
+    # Ranked first, snippets after: a snippet re-reads and re-tokenises its turn's
+    # text, and SQLite makes every output column of each candidate before it sorts
+    # them, so a query ranked among 2,000 matches made 2,000 snippets to show 20.
+    if 0 < f.window <= _WINDOW_IN_PYTHON:
+        ranked = _rank_newest(conn, where, args, f.window, limit)
+    else:
+        if f.window > 0:  # the newest f.window matches: turn ids grow with capture time
+            cutoff = conn.execute(
+                "SELECT turn_text.rowid FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
+                f" WHERE {' AND '.join(where)} ORDER BY turn_text.rowid DESC LIMIT 1 OFFSET ?",
+                [*args, f.window - 1]).fetchone()
+            if cutoff is not None:
+                where.append("turn_text.rowid >= ?")
+                args.append(cutoff[0])
+        ranked = conn.execute(
+            "SELECT turn_text.rowid, bm25(turn_text) FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
+            f" WHERE {' AND '.join(where)} ORDER BY bm25(turn_text), t.when_ns LIMIT ?",
+            [*args, limit]).fetchall()
+    hits = (_hit(conn, match, rowid, score) for rowid, score in ranked)
+    return [h for h in hits if h is not None]
+
+
+#: A window up to this many matches is ranked by :func:`_rank_newest` (its turns are
+#: looked up by one ``IN`` list, under SQLite's limit of bound values).
+_WINDOW_IN_PYTHON = 10_000
+
+
+def _rank_newest(conn: sqlite3.Connection, where: list[str], args: list, window: int,
+                 limit: int) -> list[tuple[int, float]]:
+    """The best ``limit`` of the newest ``window`` matches, ordered by BM25 then the
+    turn's time, in one pass newest first (FTS5 reads its rows in rowid order, no
+    sort) that scores each of them: the set a cutoff query and a ranking query
+    restricted to it would give, for half the reading. Under no filter the turn rows
+    are looked up only for the best and any tied with the last (the time tie-break):
+    looking up every candidate's cost more than ranking."""
     joined = len(where) > 1
-    if f.window > 0:  # the newest f.window matches: turn ids grow with capture time
-        cutoff = conn.execute(
-            "SELECT turn_text.rowid FROM turn_text" + (" JOIN turns t ON t.id = turn_text.rowid" if joined else "")
-            + f" WHERE {' AND '.join(where)} ORDER BY turn_text.rowid DESC LIMIT 1 OFFSET ?",
-            [*args, f.window - 1]).fetchone()
-        if cutoff is not None:
-            where.append("turn_text.rowid >= ?")
-            args.append(cutoff[0])
-    sql = ("SELECT t.session_id, t.root, t.thread, t.agent_type, t.turn, t.role, t.when_ns,"
-           " snippet(turn_text, 0, '[', ']', '…', 16), bm25(turn_text)"
-           " FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
-           f" WHERE {' AND '.join(where)} ORDER BY bm25(turn_text), t.when_ns LIMIT ?")
-    rows = conn.execute(sql, [*args, max(1, f.limit)]).fetchall()
-    return [Hit(s, root, thread or "main", atype or ("main" if not thread else ""), turn, role,
-                _when(when), snip.replace("\n", " "), round(score, 3))
-            for s, root, thread, atype, turn, role, when, snip, score in rows]
+    scored = conn.execute(
+        "SELECT turn_text.rowid, bm25(turn_text)" + (", t.when_ns FROM turn_text JOIN turns t"
+                                                     " ON t.id = turn_text.rowid" if joined else " FROM turn_text")
+        + f" WHERE {' AND '.join(where)} ORDER BY turn_text.rowid DESC LIMIT ?", [*args, window]).fetchall()
+    if joined:
+        scored.sort(key=lambda row: (row[1], row[2]))
+        return [(rowid, score) for rowid, score, _when_ns in scored[:limit]]
+    if not scored:
+        return []
+    scored.sort(key=lambda row: row[1])
+    last = scored[min(limit, len(scored)) - 1][1]
+    chosen = [row for row in scored if row[1] <= last]  # the best limit, with any tied at the last
+    when = dict(conn.execute(f"SELECT id, when_ns FROM turns WHERE id IN ({','.join('?' * len(chosen))})",
+                             [rowid for rowid, _ in chosen]).fetchall())
+    chosen.sort(key=lambda row: (row[1], when.get(row[0], 0)))
+    return chosen[:limit]
+
+
+#: One ranked turn with its snippet (what FTS5's snippet() picks depends on that
+#: turn's text and the query alone, not on the other matches: the same snippet).
+_HIT_SQL = ("SELECT t.session_id, t.root, t.thread, t.agent_type, t.turn, t.role, t.when_ns,"
+            " snippet(turn_text, 0, '[', ']', '…', 16)"
+            " FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
+            " WHERE turn_text MATCH ? AND turn_text.rowid = ?")
+
+
+def _hit(conn: sqlite3.Connection, match: str, rowid: int, score: float) -> Hit | None:
+    """The hit of turn ``rowid`` (None: a sync dropped it since it was ranked)."""
+    row = conn.execute(_HIT_SQL, (match, rowid)).fetchone()
+    if row is None:
+        return None
+    s, root, thread, atype, turn, role, when, snip = row
+    return Hit(s, root, thread or "main", atype or ("main" if not thread else ""), turn, role,
+               _when(when), snip.replace("\n", " "), round(score, 3))
 
 
 def _where(match: str, f: Filters) -> tuple[list[str], list]:

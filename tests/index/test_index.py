@@ -321,3 +321,21 @@ def test_sync_indexes_a_record_over_the_streaming_threshold(home, repo, fixtures
     rebuild(home)
     assert conn.execute(rows).fetchall() == lean_rows and len(lean_rows) > 100
     assert _tokens(conn, SESSION) == lean_usage
+
+
+def test_turns_ranked_equal_are_listed_oldest_first_and_a_limit_keeps_the_oldest(home, repo):
+    """The same prompt in three sessions scores the same: the hits come in the turns'
+    time order (not the order the records were captured in), with a filter or none."""
+    from ..reconstruct.real import store
+
+    lane = Lane(home, repo[1])
+    for n, (session, day) in enumerate((("newest", "03"), ("middle", "02"), ("oldest", "01"))):
+        line = {"type": "user", "uuid": f"u{n}", "timestamp": f"2026-11-{day}T10:00:00Z",
+                "message": {"role": "user", "content": "a prompt about zebras"}}
+        store(lane, session, json.dumps(line).encode() + b"\n", captured_ns=(1_790_000_000 + n) * 10**9)
+    conn = connect(home)
+    sync(conn, home)
+    for f in (Filters(limit=2), Filters(limit=2, role="user")):
+        hits = search(conn, "zebras", f)
+        assert [h.session_id for h in hits] == ["oldest", "middle"], f
+        assert len({h.score for h in hits}) == 1 and all("[zebras]" in h.snippet for h in hits)

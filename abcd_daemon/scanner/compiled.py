@@ -13,6 +13,8 @@ Contract of :class:`Compiled` (built once per rule by ``engine.Scanner``):
   generic rule (a shape, tried on every line the gate names) and every generic rule
   whose ``Rule.search`` is ``"neighbourhood"`` — which must fit that neighbourhood
   and need none of the per-hit tests, else compiling it raises ``ValueError``;
+- ``refused_leads``: the leads (``Rule.refused_leads``) a keyword-less rule's check
+  refuses, tested on a candidate's bounds before its groups are read;
 - ``late``: a generic neighbourhood rule (a catch-all: secret-named assignments and
   flags) is searched after every other keyword rule, so a span a rule that ranks before
   it already took is not checked again (``engine``);
@@ -60,7 +62,8 @@ class Compiled:
     """One rule as the engine runs it (see the module contract)."""
 
     __slots__ = ("rule", "rx", "check", "back", "reach", "anchor", "anchor_set", "word", "match_only", "is_pem",
-                 "near", "near_count", "clip", "literal", "whole_line", "late", "groups", "linear", "spaced")
+                 "near", "near_count", "clip", "literal", "whole_line", "late", "groups", "linear", "spaced",
+                 "refused_leads")
 
     def __init__(self, rule: Rule) -> None:
         flags = re.IGNORECASE if rule.ignorecase else 0
@@ -84,6 +87,9 @@ class Compiled:
         # assignments and flags) run after every other rule's hits: where a specific
         # rule that ranks before them took the very span, their check is skipped.
         self.late = neighbourhood and rule.source == "generic"
+        if rule.refused_leads and not rule.longest:
+            raise ValueError(f"rule {rule.name!r}: refused_leads needs longest")
+        self.refused_leads = rule.refused_leads or None
         self.check = CHECKS[rule.check] if rule.check else None
         self.back = rule.back
         self.reach = rule.reach

@@ -75,6 +75,19 @@ def _to_line_end(rx, buf: bytes, m, we: int):
     return m
 
 
+_LEAD = re.compile(rb"[A-Za-z0-9]{1,16}[_-]")
+_ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _refused_lead(buf: bytes, start: int, refused: frozenset[bytes]) -> bool:
+    """The candidate at ``start`` (its value begins there, or after the one delimiter
+    byte its match opens with) opens with one of the ``refused`` leads."""
+    if buf[start] not in _ALNUM:
+        start += 1
+    lead = _LEAD.match(buf, start, start + 17)
+    return lead is not None and lead.group().lower() in refused
+
+
 def _merge_lines(a: list, b: list, shift: int) -> list:
     """Two gates' ``(line_start, line_end, positions)`` lists (sorted, over the same
     lines) as one, ``b``'s positions shifted by ``shift``."""
@@ -388,6 +401,9 @@ class Scanner:
                     return
                 if where[1] - where[0] > longest:
                     pos = where[1]  # a blob, not a token: its groups are never read
+                    continue
+                if c.refused_leads is not None and _refused_lead(buf, where[0], c.refused_leads):
+                    pos = where[1]  # a harness id: the check refuses it, its groups unread
                     continue
                 m = rx.match(buf, where[0], le)
             else:

@@ -146,6 +146,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
         name="bare_token", kind="token:bare", severity=WARN, keywords=(),
         regex=r"(?:^|[\s\"'`(\[=:,>|])([A-Za-z0-9](?:[A-Za-z0-9+/_\-.]*(?:[A-Z][A-Za-z0-9+/_\-.]*[0-9]|[0-9][A-Za-z0-9+/_\-.]*[A-Z]))[A-Za-z0-9+/_\-.]*[A-Za-z0-9]={0,2})(?:$|[\s\"'`),\]<;&|}\\])",
         group=1, boundary="", check="bare_random", source=GENERIC_SOURCE, longest=MAX_BARE + 2,
+        refused_leads=HARNESS_ID_PREFIXES,
         positive=("LTAIfCsdybRXMAXPn4hHNyY2  (created today)", 'client = Client("fnAOa6YQn0GWj_F-2mDgfuWxW4ruuuupTIAyD4d3")',
                   "- IQoJb3JpZ2luX2VjD2ICGWSOhEpy633JlbatN2wVXjj9/0KVxipuMVsdENLd2rMH54ZzwK0zHn9lQTWkCv/yzDefJR"),
         negative=('"signature":"EqQBCkYIBxgCKkB1d2vZx7Qk3mP9sT2uV8wY4zA6bC"', "see /work/main/abcd_daemon/scanner/engine.py",

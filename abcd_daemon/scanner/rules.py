@@ -112,6 +112,12 @@ class Rule:
     #: skipped before its groups are read (a 200 KB base64 image is not a token, and
     #: reading its groups costs more than the whole line's scan). 0: no limit.
     longest: int = 0
+    #: A keyword-less rule's candidate whose value opens with one of these leads (its
+    #: first run of 1–16 letters and digits and the ``_``/``-`` after it, compared
+    #: lower-case) is no candidate either: its check refuses every such value (a
+    #: harness id, ``toolu_…``, on every transcript line), so it is skipped before its
+    #: groups are read. Only for a rule with ``longest`` (tested against its check).
+    refused_leads: frozenset[bytes] = frozenset()
     #: How a keyworded rule is searched: ``"hits"``, in a window around each keyword
     #: hit (``back``/``reach``); ``"neighbourhood"``, once per neighbourhood of its
     #: hits, as a provider rule (``compiled.PROVIDER_BACK``/``PROVIDER_REACH``; the

@@ -3,6 +3,7 @@ and the escape and checksum facts the ruleset's patterns rely on."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import pathlib
 
@@ -104,6 +105,28 @@ def test_a_prefixed_hex_upper_or_uuid_token_is_masked(scanner, token):
 def test_ids_digests_names_and_file_contents_are_left(scanner, text):
     raw = _tool_result(text)
     assert redact_text(scanner, raw).secrets == 0, text
+
+
+def test_a_harness_id_skipped_before_its_check_is_one_the_check_refuses(scanner, monkeypatch):
+    """``bare_token`` skips a candidate opening with a harness id's lead without reading
+    its groups; its check refuses every such value anyway, so the findings are those of
+    the rule run with no skip — for every lead, in any case, after every delimiter — the
+    ids stay readable, and a random token beside them is still masked."""
+    from abcd_daemon.scanner.values import HARNESS_ID_PREFIXES
+
+    body = "01Xk29qLm7Tz4vBn8RcW1yHs5dQ"
+    ids = [lead.decode() + body for lead in sorted(HARNESS_ID_PREFIXES)]
+    ids += [i.upper() for i in ids[:3]] + ["Toolu_" + body]
+    near = ["toolux_" + body, "tool_" + body]  # leads of no harness id: judged as before
+    words = " ".join(f"{d}{i}" for d, i in zip(itertools.cycle(" \"'`([=:,>|"), ids + near))
+    raw = _tool_result(words + " - LTAIfCsdybRXMAXPn4hHNyY2 (created today)")
+    skipping = [(f.start, f.end, f.rule) for f in scanner.scan(raw)]
+    out = redact_text(scanner, raw).text
+    assert all(i.encode() in out for i in ids) and b"LTAIfCsdybRXMAXPn4hHNyY2" not in out
+    bare = next(c for c in scanner._comp if c.rule.name == "bare_token")
+    assert bare.refused_leads == HARNESS_ID_PREFIXES
+    monkeypatch.setattr(bare, "refused_leads", None)
+    assert [(f.start, f.end, f.rule) for f in scanner.scan(raw)] == skipping
 
 
 def test_a_known_format_keeps_its_own_label_inside_a_longer_run(scanner):

@@ -23,7 +23,9 @@ Contract of :func:`load_ruleset`:
   warn (masked, never refusing);
 - keywords are derived from each pattern (:mod:`.literals`); a rule with none runs
   on every line;
-- the result is cached per process, keyed by the binary's path, size and mtime.
+- the result is cached per process, keyed by the binary's path, size and mtime, and
+  on disk for the next process (:mod:`.ruleset_cache`: the same key plus the package
+  version and the conversion code's source).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from pathlib import Path
 
 import msgspec
 
+from . import ruleset_cache
 from .literals import required_literals
 from .rules import HARD, WARN, Rule
 
@@ -108,6 +111,19 @@ def _load(path: str, _size: int, _mtime_ns: int) -> RulesetInfo:
         version = importlib.metadata.version(DIST)
     except importlib.metadata.PackageNotFoundError:
         raise RulesetUnavailable(f"{DIST} has no package metadata; reinstall it") from None
+    from ..paths import cache_dir
+
+    cached_in = cache_dir()
+    key = ruleset_cache.cache_key(path, _size, _mtime_ns, version)
+    rules = ruleset_cache.load(cached_in, key, PROVIDER_SOURCE)
+    if rules is None:
+        rules = _convert(path)
+        ruleset_cache.store(cached_in, key, rules)
+    return RulesetInfo(NAME, version, rules)
+
+
+def _convert(path: str) -> tuple[Rule, ...]:
+    """Run the binary and turn its listing into rules. Raises :class:`RulesetUnavailable`."""
     env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "LANG": "C", "NO_COLOR": "1"}
     try:
         proc = subprocess.run(
@@ -128,7 +144,7 @@ def _load(path: str, _size: int, _mtime_ns: int) -> RulesetInfo:
     if not entries:
         raise RulesetUnavailable("`kingfisher rules list` listed no rules")
     kept = [e for e in entries if e.visible or not _IDENTIFIER_PART.search(e.id)]
-    return RulesetInfo(NAME, version, tuple(_rule(e) for e in kept))
+    return tuple(_rule(e) for e in kept)
 
 
 def _rule(entry: _Entry) -> Rule:

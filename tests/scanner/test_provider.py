@@ -93,3 +93,54 @@ def test_a_provider_rule_cannot_backtrack_on_hostile_input(scanner):
     rnd = random.Random(3)
     line = ("aws_secret_access_key=" + "a" * 50000 + " " + _rand(rnd, string.ascii_letters, 40) + "\n").encode()
     redact_text(scanner, line)
+
+
+def _counting_runs(monkeypatch) -> list:
+    """Count the processes ``provider`` starts (the binary listing its rules)."""
+    runs: list = []
+    real = provider.subprocess.run
+
+    def run(*args, **kwargs):
+        runs.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(provider.subprocess, "run", run)
+    return runs
+
+
+def test_a_later_process_takes_the_converted_ruleset_from_the_cache_without_running_the_binary(
+        monkeypatch, tmp_path):
+    monkeypatch.setenv("ABCD_CACHE", str(tmp_path / "cache"))
+    runs = _counting_runs(monkeypatch)
+    provider._load.cache_clear()  # as a fresh process
+    first = load_ruleset()
+    assert len(runs) == 1 and len(list((tmp_path / "cache").glob("ruleset-*.json"))) == 1
+    provider._load.cache_clear()
+    again = load_ruleset()
+    assert len(runs) == 1 and again == first  # the same rules, field for field
+
+
+def test_a_foreign_or_broken_cache_file_or_a_changed_binary_is_converted_afresh(monkeypatch, tmp_path):
+    monkeypatch.setenv("ABCD_CACHE", str(tmp_path / "cache"))
+    runs = _counting_runs(monkeypatch)
+    provider._load.cache_clear()
+    first = load_ruleset()
+    (cached,) = (tmp_path / "cache").glob("ruleset-*.json")
+    cached.chmod(0o644)  # readable by others: not a file we trust
+    provider._load.cache_clear()
+    assert load_ruleset() == first and len(runs) == 2
+    cached.write_bytes(b"[[\"x\"")  # rewritten owner-only, but not a ruleset
+    cached.chmod(0o600)
+    provider._load.cache_clear()
+    assert load_ruleset() == first and len(runs) == 3
+    # A reinstalled binary (another mtime) is another key: converted, not read back.
+    real = provider.binary_path()
+    copy = tmp_path / "bin" / "kingfisher"
+    copy.parent.mkdir()
+    copy.write_bytes(real.read_bytes())
+    copy.chmod(0o755)
+    monkeypatch.setattr(provider, "binary_path", lambda: copy)
+    provider._load.cache_clear()
+    assert load_ruleset().rules == first.rules and len(runs) == 4
+    assert runs[-1][0] == str(copy)
+    provider._load.cache_clear()

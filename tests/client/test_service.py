@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -25,10 +26,13 @@ needs_systemd = pytest.mark.skipif(shutil.which("systemd-analyze") is None,
 
 
 def analyze(tmp_path, *args) -> subprocess.CompletedProcess:
-    runtime = tmp_path / "runtime"
-    runtime.mkdir(mode=0o700, exist_ok=True)
-    return subprocess.run(["systemd-analyze", "--user", *args], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120, env=dict(os.environ, XDG_RUNTIME_DIR=str(runtime)))
+    # systemd reads the user's socket units (gpg-agent's, …) as under XDG_RUNTIME_DIR,
+    # and a socket path is capped at 108 bytes: the runtime directory must be short
+    # however deep tmp_path is (a parallel worker's is deeper).
+    with tempfile.TemporaryDirectory(prefix="abcd-rt-") as runtime:
+        os.chmod(runtime, 0o700)
+        return subprocess.run(["systemd-analyze", "--user", *args], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120, env=dict(os.environ, XDG_RUNTIME_DIR=runtime))
 
 
 def default_env(tmp_path) -> dict:

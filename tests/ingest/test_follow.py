@@ -269,7 +269,10 @@ def test_a_transcript_deleted_by_retention_after_it_was_stored_keeps_its_record(
     h.path.unlink()  # the harness's cleanup: the transcript and its session folder go
     shutil.rmtree(h.project / h.session)
     ledger = world.home / "harness-ledger.json"
-    wait_for(lambda: str(h.path) not in ledger.read_text(), 15, what="the ledger to forget it")
+    # (the ledger is saved on the daemon's tick, replaced atomically: it may not be on
+    # disk yet when a loaded machine got here first)
+    wait_for(lambda: ledger.exists() and str(h.path) not in ledger.read_text(), 15,
+             what="the ledger to forget it")
     world.stop()
     world.start()  # a restart catches up on nothing and deletes nothing
     after = {(r.session_id, r.agent_id): read_body(world.lane, r) for r in world.records()}

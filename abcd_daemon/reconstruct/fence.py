@@ -46,10 +46,16 @@ def longest_backtick_run(text: str, floor: int = 0) -> int:
 def fence(content: str, lang: str = "") -> str:
     """``content`` as one fenced block, ending in a newline. ``lang`` is this
     document's own info string (``json`` or empty), never transcript text."""
+    return "".join(fenced(content, lang))
+
+
+def fenced(content: str, lang: str = "") -> tuple[str, str, str]:
+    """:func:`fence` in three pieces — the opening fence line, ``content`` itself (never
+    copied), the closing fence line (after a newline when ``content`` lacks its own) —
+    for a writer that must not build a second copy of a long text."""
     ticks = "`" * (longest_backtick_run(content, 2) + 1)
-    if not content.endswith("\n"):
-        content += "\n"
-    return f"{ticks}{lang}\n{content}{ticks}\n"
+    close = f"{ticks}\n" if content.endswith("\n") else f"\n{ticks}\n"
+    return f"{ticks}{lang}\n", content, close
 
 
 def plain(value: str) -> str:

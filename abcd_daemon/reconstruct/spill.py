@@ -4,7 +4,8 @@
 once more than :data:`FLUSH_CHARS` characters are held, writes them UTF-8 encoded
 (``"replace"`` errors, as the artefact is encoded) to an anonymous, owner-only temp file
 (unlinked at once, gone when closed). :meth:`Spill.copy_to` writes everything, in order,
-to a binary file. Encoding piece by piece gives the bytes encoding the joined string
+to a binary file. :meth:`Spill.append_bytes` takes a piece already encoded (a rendered
+spill's, :mod:`.render_spill`), in its place in the order. Encoding piece by piece gives the bytes encoding the joined string
 would: a Python string has no multi-unit characters for a cut to split.
 """
 
@@ -21,6 +22,7 @@ class Spill:
     def __init__(self, directory=None) -> None:
         self._file = tempfile.TemporaryFile(dir=directory)  # mode 0600, already unlinked
         self._held: list[str] = []
+        self._encoded: list = []  # what is held already encoded, in order after nothing held
         self._chars = 0
 
     def __enter__(self) -> "Spill":
@@ -35,14 +37,28 @@ class Spill:
         if self._chars >= FLUSH_CHARS:
             self._flush()
 
+    def append_bytes(self, data) -> None:
+        """Append ``data`` (bytes-like, not changed after), already encoded as
+        :meth:`append` would encode it."""
+        if self._held:
+            self._encoded.append("".join(self._held).encode("utf-8", "replace"))
+            self._held = []
+        self._encoded.append(data)
+        self._chars += len(data)
+        if self._chars >= FLUSH_CHARS:
+            self._flush()
+
     def extend(self, pieces) -> None:
         for piece in pieces:
             self.append(piece)
 
     def _flush(self) -> None:
         if self._held:
-            self._file.write("".join(self._held).encode("utf-8", "replace"))
-        self._held = []
+            self._encoded.append("".join(self._held).encode("utf-8", "replace"))
+            self._held = []
+        if self._encoded:
+            self._file.write(b"".join(self._encoded))
+            self._encoded = []
         self._chars = 0
 
     def copy_to(self, out) -> int:

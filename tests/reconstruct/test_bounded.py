@@ -121,3 +121,22 @@ def test_a_lean_turn_gets_back_every_block_of_every_line_it_was_read_from():
 
     assert sorted((k, slots(r)) for k, r in lean.responses.items()) == sorted(
         (k, slots(r)) for k, r in full.responses.items())
+
+
+def test_lines_rendered_in_pieces_as_they_are_read_write_what_the_whole_body_writes(
+        home, repo, tmp_path, monkeypatch):
+    """A long line's rendered blocks are encoded and spilled piece by piece (here every
+    line's, the piece made tiny): the artefact and its elision counts do not change."""
+    from abcd_daemon.reconstruct import render_spill
+
+    monkeypatch.setattr(render_spill, "_PIECE", 7)
+    lane = Lane(home, repo[1])
+    store(lane, SESSION, _mixed(), captured_ns=NS)
+    for cap in (0, 5, 8192):
+        opts = ReconstructOptions(session_id=SESSION, max_block_bytes=cap)
+        whole = reconstruct(lane, opts, now_ns=NS)
+        sink = io.BytesIO()
+        streamed = reconstruct(lane, opts, now_ns=NS, stream_above=0, sink=sink,
+                               spill_dir=tmp_path)
+        assert sink.getvalue() == whole.artefact, cap
+        assert streamed.telemetry_json() == whole.telemetry_json(), cap

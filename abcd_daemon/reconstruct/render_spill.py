@@ -1,0 +1,122 @@
+"""The blocks of a body read lean for reconstruct, kept on disk already rendered.
+
+A lean parse for an artefact (:class:`~.lean.Lean` with ``render_cap``) renders each
+line's blocks as the line is read — :func:`~.render_blocks.render_block`, which depends
+on nothing but the block and the per-block cap — and appends the Markdown, UTF-8
+encoded (``"replace"`` errors, as the artefact is encoded), to a :class:`RenderSpill`:
+an anonymous, owner-only temp file (unlinked at once, gone when closed or collected).
+:meth:`RenderSpill.put` returns the offset a line's piece starts at;
+:meth:`RenderSpill.piece` gives back its bytes and what the cap elided from it (blocks,
+bytes), so the writer copies a turn's lines into the artefact without decoding,
+rebuilding or rendering anything again: the bytes :class:`~.render_turns.TurnWriter`
+would have written for those blocks (``tests/reconstruct/test_lean.py``).
+
+A long text is encoded and written in pieces, never copied whole. Record layout at an
+offset: a 20-byte little-endian header (piece length, blocks elided, bytes elided), then
+the piece. Pure apart from the temp file.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+
+from .model import Block
+from .render_blocks import render_block
+
+_HEAD = struct.Struct("<QIQ")
+#: A rendered line longer than this many characters is encoded in pieces of this size.
+_PIECE = 1 << 22
+#: The read-ahead window: pieces are read back nearly in the order they were written.
+_WINDOW = 1 << 20
+
+
+def _encoded(parts: list[str]):
+    """``parts`` UTF-8 encoded, a long one in pieces of :data:`_PIECE` characters (a
+    Python string has no multi-unit character a cut could split)."""
+    for part in parts:
+        for i in range(0, len(part), _PIECE):
+            yield part[i:i + _PIECE].encode("utf-8", "replace")
+
+
+class RenderSpill:
+    """Append-only store of lines' rendered blocks (see the module docstring)."""
+
+    def __init__(self, cap: int, directory=None) -> None:
+        #: The per-block cap the pieces were rendered with.
+        self.cap = cap
+        self._file = tempfile.TemporaryFile(dir=directory)  # 0600, already unlinked
+        self._end = 0
+        self._held = bytearray()  # written in blocks of about a window, not line by line
+        self._dirty = False
+        self._window = b""
+        self._window_at = 0
+
+    def close(self) -> None:
+        self._file.close()
+
+    def put(self, blocks: list[Block]) -> int:
+        """Render and append ``blocks`` (one line's); returns their offset."""
+        parts: list[str] = []
+        elided_blocks = elided_bytes = 0
+        cap = self.cap
+        for block in blocks:
+            elided = render_block(parts, block, cap)
+            if elided:
+                elided_blocks += 1
+                elided_bytes += elided
+        offset = self._end
+        self._window = b""  # what is read back must be what was written
+        held = self._held
+        if sum(map(len, parts)) <= _PIECE:
+            data = "".join(parts).encode("utf-8", "replace")
+            held += _HEAD.pack(len(data), elided_blocks, elided_bytes)
+            held += data
+            self._end += _HEAD.size + len(data)
+            if len(held) >= _WINDOW:
+                self._flush()
+        else:  # a long text: encoded piece by piece, never a second whole copy
+            self._flush()
+            size = sum(len(chunk) for chunk in _encoded(parts))
+            self._file.write(_HEAD.pack(size, elided_blocks, elided_bytes))
+            for chunk in _encoded(parts):
+                self._file.write(chunk)
+            self._end += _HEAD.size + size
+        return offset
+
+    def _flush(self) -> None:
+        if self._held:
+            self._file.write(self._held)
+            self._held = bytearray()
+        self._dirty = True
+
+    def _pread(self, n: int, at: int) -> bytes:
+        fd = self._file.fileno()
+        data = os.pread(fd, n, at)
+        while len(data) < n:  # pread may return less: read on until it is whole
+            more = os.pread(fd, n - len(data), at + len(data))
+            if not more:
+                break
+            data += more
+        return data
+
+    def _read(self, n: int, at: int):
+        start = self._window_at
+        if start <= at and at + n <= start + len(self._window):
+            return memoryview(self._window)[at - start:at - start + n]
+        if n <= _WINDOW // 2:
+            self._window, self._window_at = self._pread(_WINDOW, at), at
+            return memoryview(self._window)[:n]
+        return self._pread(n, at)
+
+    def piece(self, offset: int):
+        """``(data, blocks elided, bytes elided)`` of the line :meth:`put` stored at
+        ``offset``; ``data`` is bytes-like, valid until the next call."""
+        if self._held:
+            self._flush()
+        if self._dirty:
+            self._file.flush()
+            self._dirty = False
+        size, blocks, elided = _HEAD.unpack(self._read(_HEAD.size, offset))
+        return self._read(size, offset + _HEAD.size), blocks, elided

@@ -99,6 +99,9 @@ def code(value: str) -> str:
     """``value`` as an inline code span (after :func:`plain`: a code span shows its
     content literally, escapes included); the delimiter is longer than any backtick
     run inside, so the span cannot be closed from within."""
+    if (value and len(value) <= MAX_LABEL_BYTES and value.isascii() and value.isprintable()
+            and "`" not in value and "<" not in value and "](" not in value):
+        return f"`{value}`"  # what the rest gives such a value (an id, a name), sooner
     text = plain(value)
     ticks = "`" * (longest_backtick_run(text) + 1)
     if not text or text.startswith("`") or text.endswith("`"):

@@ -95,6 +95,7 @@ class TurnTable:
     def __init__(self) -> None:
         self.roles: list[str] = []  # the distinct roles, indexed by ``role``
         self.role = bytearray()
+        self._role_no: dict[str, int] = {}
         self.key: list[str] = []
         self.models: list[str] = [""]
         self._model_no: dict[str, int] = {"": 0}
@@ -116,9 +117,11 @@ class TurnTable:
         return len(self.role) > 0
 
     def new(self, role: str, key: str, flags: int) -> int:
-        if role not in self.roles:
+        n = self._role_no.get(role)
+        if n is None:
+            n = self._role_no[role] = len(self.roles)
             self.roles.append(role)
-        self.role.append(self.roles.index(role))
+        self.role.append(n)
         self.key.append(key)
         self.model.append(0)
         self.when += NO_WHEN

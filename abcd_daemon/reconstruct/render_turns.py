@@ -27,6 +27,7 @@ from .fence import code, label
 from .model import Block, Transcript, Turn
 from .refill import with_text
 from .render_blocks import render_block
+from .render_pieces import write_turns
 from .render_spill import RenderSpill
 from .values import when_label
 
@@ -98,27 +99,38 @@ class TurnWriter:
         self._compactions = compactions or {}
         turns = transcript.turns
         source = transcript.source
-        rendered = isinstance(source, RenderSpill)  # its blocks are already Markdown
-        if rendered and source.cap != self.cap:
-            raise ValueError(f"the blocks were rendered with a cap of {source.cap} bytes, "
-                             f"not {self.cap}")
-        pieces = source if rendered else None
+        if isinstance(source, RenderSpill):  # its blocks are already Markdown
+            self._rendered(turns, source, markers, delegate)
+            return
         if self.spine and delegate and len(turns) > 2:
             omitted = len(turns) - 2
             self.omitted_turns += omitted
-            ends = (t for t in (turns[0], turns[-1])) if rendered else with_text(
-                transcript, [turns[0], turns[-1]], self.cap)
-            self._turn(next(ends), markers, turns, pieces)  # written before the next is read
+            ends = with_text(transcript, [turns[0], turns[-1]], self.cap)
+            self._turn(next(ends), markers)  # written before the next is asked for
             self.parts.append(spine_gap(omitted))
-            self._turn(next(ends), markers, turns, pieces)
+            self._turn(next(ends), markers)
             ends.close()
             return
-        for turn in turns if rendered else with_text(transcript, turns, self.cap):
-            self._turn(turn, markers, turns, pieces)
+        for turn in with_text(transcript, turns, self.cap):
+            self._turn(turn, markers)
 
-    def _turn(self, turn: Turn, markers: dict[int, list[str]], table, pieces) -> None:
-        """Write one turn; ``pieces`` (a :class:`~.render_spill.RenderSpill`): its
-        blocks are the lines ``table`` spilled there, not ``turn.blocks``."""
+    def _rendered(self, table, spill: RenderSpill, markers: dict[int, list[str]],
+                  delegate: bool) -> None:
+        """:meth:`thread` for a lean transcript whose blocks were rendered as they were
+        read (:mod:`.render_pieces`)."""
+        if spill.cap != self.cap:
+            raise ValueError(f"the blocks were rendered with a cap of {spill.cap} bytes, "
+                             f"not {self.cap}")
+        n = len(table)
+        if self.spine and delegate and n > 2:
+            self.omitted_turns += n - 2
+            write_turns(self, table, spill, (0,), markers)
+            self.parts.append(spine_gap(n - 2))
+            write_turns(self, table, spill, (n - 1,), markers)
+        else:
+            write_turns(self, table, spill, range(n), markers)
+
+    def _turn(self, turn: Turn, markers: dict[int, list[str]]) -> None:
         out = self.parts
         if turn.compacted_before:
             out.append(compaction_marker(self._compactions.get(turn.index, "")))
@@ -133,15 +145,8 @@ class TurnWriter:
         if turn.when:
             heading += f" · {when_label(turn.when)}"
         out.append(heading + "\n\n")
-        if pieces is None:
-            for block in turn.blocks:
-                self._block(block)
-        else:
-            for offset in table.offsets(turn.index - 1):
-                data, blocks, elided = pieces.piece(offset)
-                self._bytes(data)
-                self.elided_blocks += blocks
-                self.elided_bytes += elided
+        for block in turn.blocks:
+            self._block(block)
         out.extend(markers.get(turn.index, ()))
 
     def _block(self, block: Block) -> None:

@@ -105,8 +105,9 @@ class LeanThreadBuilder(ThreadBuilder):
             opened = out.responses.turn[slot]
             if opened >= 0:
                 return opened
-        results_only = role == USER and bool(blocks) and all(
-            b.kind == TOOL_RESULT for b in blocks)
+        results_only = role == USER and bool(blocks) and (
+            blocks[0].kind == TOOL_RESULT if len(blocks) == 1 else all(
+                b.kind == TOOL_RESULT for b in blocks))
         if results_only and table and table.flags[-1] & RESULTS_ONLY and (
                 not self._pending_compaction):
             return len(table) - 1

@@ -54,9 +54,15 @@ class ResponseTable:
         if usage is not None:
             flags |= 1
             u, base = self.usage, 4 * slot
-            for k in range(4):
-                if usage[k] > u[base + k]:
-                    u[base + k] = usage[k]
+            i, o, cc, cr = usage
+            if i > u[base]:
+                u[base] = i
+            if o > u[base + 1]:
+                u[base + 1] = o
+            if cc > u[base + 2]:
+                u[base + 2] = cc
+            if cr > u[base + 3]:
+                u[base + 3] = cr
         self.flags[slot] = flags
         return slot
 

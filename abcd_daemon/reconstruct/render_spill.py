@@ -18,18 +18,15 @@ the piece. Pure apart from the temp file.
 
 from __future__ import annotations
 
-import os
 import struct
-import tempfile
 
 from .model import Block
 from .render_blocks import render_block
+from .spill_file import WINDOW, SpillFile
 
 _HEAD = struct.Struct("<QIQ")
 #: A rendered line longer than this many characters is encoded in pieces of this size.
 _PIECE = 1 << 22
-#: The read-ahead window: pieces are read back nearly in the order they were written.
-_WINDOW = 1 << 20
 
 
 def _encoded(parts: list[str]):
@@ -40,21 +37,14 @@ def _encoded(parts: list[str]):
             yield part[i:i + _PIECE].encode("utf-8", "replace")
 
 
-class RenderSpill:
+class RenderSpill(SpillFile):
     """Append-only store of lines' rendered blocks (see the module docstring)."""
 
     def __init__(self, cap: int, directory=None) -> None:
         #: The per-block cap the pieces were rendered with.
+        super().__init__(directory)
         self.cap = cap
-        self._file = tempfile.TemporaryFile(dir=directory)  # 0600, already unlinked
-        self._end = 0
         self._held = bytearray()  # written in blocks of about a window, not line by line
-        self._dirty = False
-        self._window = b""
-        self._window_at = 0
-
-    def close(self) -> None:
-        self._file.close()
 
     def put(self, blocks: list[Block]) -> int:
         """Render and append ``blocks`` (one line's); returns their offset."""
@@ -74,7 +64,7 @@ class RenderSpill:
             held += _HEAD.pack(len(data), elided_blocks, elided_bytes)
             held += data
             self._end += _HEAD.size + len(data)
-            if len(held) >= _WINDOW:
+            if len(held) >= WINDOW:
                 self._flush()
         else:  # a long text: encoded piece by piece, never a second whole copy
             self._flush()
@@ -90,25 +80,6 @@ class RenderSpill:
             self._file.write(self._held)
             self._held = bytearray()
         self._dirty = True
-
-    def _pread(self, n: int, at: int) -> bytes:
-        fd = self._file.fileno()
-        data = os.pread(fd, n, at)
-        while len(data) < n:  # pread may return less: read on until it is whole
-            more = os.pread(fd, n - len(data), at + len(data))
-            if not more:
-                break
-            data += more
-        return data
-
-    def _read(self, n: int, at: int):
-        start = self._window_at
-        if start <= at and at + n <= start + len(self._window):
-            return memoryview(self._window)[at - start:at - start + n]
-        if n <= _WINDOW // 2:
-            self._window, self._window_at = self._pread(_WINDOW, at), at
-            return memoryview(self._window)[:n]
-        return self._pread(n, at)
 
     def piece(self, offset: int):
         """``(data, blocks elided, bytes elided)`` of the line :meth:`put` stored at

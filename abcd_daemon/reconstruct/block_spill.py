@@ -25,7 +25,7 @@ from __future__ import annotations
 import msgspec
 
 from .model import TEXT, TOOL_USE, Block
-from .spill_file import SpillFile
+from .spill import SpillFile
 
 _ENCODE = msgspec.msgpack.Encoder().encode
 _DECODE = msgspec.msgpack.Decoder(list[tuple[str, str, str, bool, int, int]]).decode

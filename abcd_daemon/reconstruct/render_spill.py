@@ -14,15 +14,25 @@ would have written for those blocks (``tests/reconstruct/test_lean.py``).
 A long text is encoded and written in pieces, never copied whole. Record layout at an
 offset: a 20-byte little-endian header (piece length, blocks elided, bytes elided), then
 the piece. Pure apart from the temp file.
+
+:func:`write_turns` writes a lean transcript's turns from such a spill: what the
+writer writes for a turn — the same heading (role, compaction
+summary, sidechain in the main thread, model, time), ``[COMPACTED]`` marker before and
+marker lines after — with the turn's lines' bytes copied in between and what the cap
+elided from them added to the writer's counts, read from the table's columns (no
+:class:`~.model.Turn` built; each model labelled once).
 """
 
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterable
 
+from .fence import label
+from .lean_tables import COMPACTED, SIDECHAIN, SUMMARY, WHEN_LEN
 from .model import Block
 from .render_blocks import render_block
-from .spill_file import WINDOW, SpillFile
+from .spill import WINDOW, SpillFile
 
 _HEAD = struct.Struct("<QIQ")
 #: A rendered line longer than this many characters is encoded in pieces of this size.
@@ -91,3 +101,52 @@ class RenderSpill(SpillFile):
             self._dirty = False
         size, blocks, elided = _HEAD.unpack(self._read(_HEAD.size, offset))
         return self._read(size, offset + _HEAD.size), blocks, elided
+
+
+def write_turns(writer, table, spill, indexes: Iterable[int],
+                markers: dict[int, list[str]]) -> None:
+    """Write the turns ``indexes`` (0-based, in order) of ``table`` through ``writer``
+    (a :class:`~.render_turns.TurnWriter`), their blocks from ``spill``."""
+    from .render_turns import compaction_marker
+
+    out, put_bytes, piece = writer.parts, writer._bytes, spill.piece
+    roles, role_of, models, model_of = table.roles, table.role, table.models, table.model
+    when, flags, spilled, more, odd = table.when, table.flags, table.spilled, table.more, \
+        table._odd_when
+    compactions, visible = writer._compactions, writer._copies_visible
+    model_label: dict[int, str] = {}
+    elided_blocks = elided_bytes = 0
+    for i in indexes:
+        n = i + 1
+        role = roles[role_of[i]]
+        f = flags[i]
+        if f:
+            if f & COMPACTED:
+                out.append(compaction_marker(compactions.get(n, "")))
+            if f & SUMMARY:
+                role += " (compaction summary)"
+            if f & SIDECHAIN and visible:
+                role += " (sidechain)"
+        heading = f"### Turn {n} — {role}"
+        m = model_of[i]
+        if m:
+            text = model_label.get(m)
+            if text is None:
+                text = model_label[m] = f" · {label(models[m])}"
+            heading += text
+        at = WHEN_LEN * i
+        if when[at]:
+            heading += f" · {when[at:at + 19].decode('ascii')}Z"
+        elif odd and odd.get(i):
+            heading += f" · {odd[i][:19]}Z"
+        out.append(heading + "\n\n")
+        for offset in table.offsets(i) if i in more else (spilled[i],):
+            data, blocks, elided = piece(offset)
+            put_bytes(data)
+            elided_blocks += blocks
+            elided_bytes += elided
+        marks = markers.get(n)
+        if marks:
+            out.extend(marks)
+    writer.elided_blocks += elided_blocks
+    writer.elided_bytes += elided_bytes

@@ -27,8 +27,7 @@ from .fence import code, label
 from .model import Block, Transcript, Turn
 from .refill import with_text
 from .render_blocks import render_block
-from .render_pieces import write_turns
-from .render_spill import RenderSpill
+from .render_spill import RenderSpill, write_turns
 from .values import when_label
 
 COMPACTION_MARKER = (
@@ -117,7 +116,7 @@ class TurnWriter:
     def _rendered(self, table, spill: RenderSpill, markers: dict[int, list[str]],
                   delegate: bool) -> None:
         """:meth:`thread` for a lean transcript whose blocks were rendered as they were
-        read (:mod:`.render_pieces`)."""
+        read (:func:`~.render_spill.write_turns`)."""
         if spill.cap != self.cap:
             raise ValueError(f"the blocks were rendered with a cap of {spill.cap} bytes, "
                              f"not {self.cap}")

@@ -15,12 +15,14 @@ picks the adapter); :mod:`.selection` picks one record per agent; :mod:`.placeme
 spawn and join points and agent types; :mod:`.compaction` links compaction agents to
 their ``[COMPACTED]`` marker; :mod:`.spawns` finds spawned agents with no stored
 transcript; :mod:`.telemetry` counts; :mod:`.render`, :mod:`.render_head` and
-:mod:`.render_turns` write the artefact (phrases from :mod:`.labels`) through the one
-fenced writer of :mod:`.fence`; :mod:`.schema` holds the value types; :mod:`.api` wires
+:mod:`.render_turns` write the artefact (phrases from :mod:`.labels`; each block by
+:mod:`.render_blocks`) through the one fenced writer of :mod:`.fence`; :mod:`.schema` holds the value types; :mod:`.api` wires
 them. A body too large to load is read by :mod:`.lean` (the model without its text,
-held in the columns of :mod:`.lean_tables` by :mod:`.lean_model`, each line decoded once and its blocks
-spilled by :mod:`.block_spill`), given its blocks back turn by turn by :mod:`.refill`,
-and the artefact written through :mod:`.spill` as it is rendered.
+held in the columns of :mod:`.lean_tables` by :mod:`.lean_model`, each line decoded
+once): for reconstruct its blocks are rendered as the line is read and spilled as
+Markdown by :mod:`.render_spill`, for the index spilled as blocks by :mod:`.block_spill`
+and given back turn by turn by :mod:`.refill`; the artefact is written through
+:mod:`.spill` as it is rendered.
 """
 
 import importlib

@@ -83,7 +83,8 @@ def reconstruct_records(root_sha: str, loaded: list[tuple[Record, object]],
         if thread.body is None:
             continue
         if not isinstance(thread.body, bytes) and lean is None:
-            lean = Lean((record.agent_id for record, _ in loaded), spill_dir)
+            lean = Lean((record.agent_id for record, _ in loaded), spill_dir,
+                        render_cap=opts.max_block_bytes)
         try:
             thread.transcript = parse_body(thread.body, None if isinstance(thread.body, bytes)
                                            else lean)

@@ -22,37 +22,23 @@ input bytes in order. Pure apart from the temp file.
 
 from __future__ import annotations
 
-import os
-import tempfile
-
 import msgspec
 
 from .model import TEXT, TOOL_USE, Block
+from .spill import SpillFile
 
 _ENCODE = msgspec.msgpack.Encoder().encode
 _DECODE = msgspec.msgpack.Decoder(list[tuple[str, str, str, bool, int, int]]).decode
 #: A text longer than this is encoded and written in pieces of this many characters.
 _PIECE = 1 << 22
-#: The read-ahead window: records are read back nearly in the order they were written.
-_WINDOW = 1 << 20
 
 
 def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-class BlockSpill:
+class BlockSpill(SpillFile):
     """Append-only store of lines' blocks (see the module docstring)."""
-
-    def __init__(self, directory=None) -> None:
-        self._file = tempfile.TemporaryFile(dir=directory)  # 0600, already unlinked
-        self._end = 0
-        self._dirty = False
-        self._window = b""
-        self._window_at = 0
-
-    def close(self) -> None:
-        self._file.close()
 
     def put(self, blocks: list[Block]) -> int:
         """Append ``blocks`` (one line's); returns their offset."""
@@ -99,27 +85,6 @@ class BlockSpill:
             self._end += 4 + len(header) + sum(sizes) + sum(len(b.raw) for b in blocks)
         self._dirty = True
         return offset
-
-    def _read(self, n: int, at: int):
-        """Bytes [at, at + n) of the file: from the read-ahead window when it holds them
-        (the writer reads the records nearly in order), else read directly."""
-        start = self._window_at
-        if start <= at and at + n <= start + len(self._window):
-            return memoryview(self._window)[at - start:at - start + n]
-        if n <= _WINDOW // 2:
-            self._window, self._window_at = self._pread(_WINDOW, at), at
-            return memoryview(self._window)[:n]
-        return self._pread(n, at)
-
-    def _pread(self, n: int, at: int) -> bytes:
-        fd = self._file.fileno()
-        data = os.pread(fd, n, at)
-        while len(data) < n:  # pread may return less: read on until it is whole
-            more = os.pread(fd, n - len(data), at + len(data))
-            if not more:
-                break
-            data += more
-        return data
 
     def get(self, offset: int, cut: int = 0) -> list[Block]:
         """The blocks :meth:`put` stored at ``offset``; ``cut`` > 0: see the module

@@ -92,6 +92,7 @@ class _Result(msgspec.Struct):
 
 
 _DECODE_RESULT = msgspec.json.Decoder(_Result).decode
+_NO_RESULT = _Result()  # read, never changed
 
 
 class _Copied(msgspec.Struct):
@@ -159,7 +160,7 @@ def _result(raw: msgspec.Raw) -> _Result:
             return _DECODE_RESULT(raw)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             pass
-    return _Result()
+    return _NO_RESULT
 
 
 def _progress(raw: bytes) -> Progress | None:
@@ -227,7 +228,7 @@ def parse(body, lean=None) -> Transcript:
                 continue
             usage = message.usage
             result = line.toolUseResult  # a launch acknowledgement is a small object
-            named = _result(result) if kind == USER else _Result()
+            named = _result(result) if kind == USER else _NO_RESULT
             line_ack = kind == USER and (named.status == "async_launched" or (
                 0 < len(result) <= _ACK_MAX and b'"async_launched"' in bytes(result)))
             blocks = model_blocks(message.content, builder, async_ack=line_ack)

@@ -46,10 +46,16 @@ def longest_backtick_run(text: str, floor: int = 0) -> int:
 def fence(content: str, lang: str = "") -> str:
     """``content`` as one fenced block, ending in a newline. ``lang`` is this
     document's own info string (``json`` or empty), never transcript text."""
+    return "".join(fenced(content, lang))
+
+
+def fenced(content: str, lang: str = "") -> tuple[str, str, str]:
+    """:func:`fence` in three pieces — the opening fence line, ``content`` itself (never
+    copied), the closing fence line (after a newline when ``content`` lacks its own) —
+    for a writer that must not build a second copy of a long text."""
     ticks = "`" * (longest_backtick_run(content, 2) + 1)
-    if not content.endswith("\n"):
-        content += "\n"
-    return f"{ticks}{lang}\n{content}{ticks}\n"
+    close = f"{ticks}\n" if content.endswith("\n") else f"\n{ticks}\n"
+    return f"{ticks}{lang}\n", content, close
 
 
 def plain(value: str) -> str:
@@ -93,6 +99,9 @@ def code(value: str) -> str:
     """``value`` as an inline code span (after :func:`plain`: a code span shows its
     content literally, escapes included); the delimiter is longer than any backtick
     run inside, so the span cannot be closed from within."""
+    if (value and len(value) <= MAX_LABEL_BYTES and value.isascii() and value.isprintable()
+            and "`" not in value and "<" not in value and "](" not in value):
+        return f"`{value}`"  # what the rest gives such a value (an id, a name), sooner
     text = plain(value)
     ticks = "`" * (longest_backtick_run(text) + 1)
     if not text or text.startswith("`") or text.endswith("`"):

@@ -4,8 +4,10 @@ size (issue 16).
 A lean parse builds the same :class:`~.model.Transcript` as a full one — the same turns,
 responses, usage, tool calls, notifications and counters — held in columns by
 :class:`~.lean_model.LeanThreadBuilder` (:meth:`Lean.builder`), with every line's blocks
-spilled whole to a temp file as the line is read (:mod:`.block_spill`) and given back,
-turn by turn, only to be written (:mod:`.refill`): each line is decoded once. The tool
+spilled to a temp file as the line is read (:meth:`Lean.spill`): rendered with
+``render_cap`` for reconstruct (:mod:`.render_spill`), else whole (:mod:`.block_spill`)
+and given back, turn by turn, only to be written (:mod:`.refill`): each line is
+decoded once. The tool
 calls and results a lean turn keeps in memory drop their ``text`` (and a call its ``raw``
 input, unless that names a ``subagent_type``) once their line is read, remembering the
 line (:meth:`Lean.strip`). What placement reads in a tool result's text is kept as facts
@@ -51,7 +53,8 @@ class Lean:
     """What a lean parse keeps of each block (see the module docstring). ``agent_ids``
     are the ids a tool result's mentions are looked for: the session's stored agents."""
 
-    def __init__(self, agent_ids: Iterable[str], spill_dir=None, keep_tool=None) -> None:
+    def __init__(self, agent_ids: Iterable[str], spill_dir=None, keep_tool=None,
+                 render_cap: int | None = None) -> None:
         self.agent_ids = sorted({a for a in agent_ids if a})
         self.matcher = ahocorasick_rs.AhoCorasick(self.agent_ids) if self.agent_ids else None
         #: Where the blocks' temp file goes (the system's temp directory when None).
@@ -59,6 +62,20 @@ class Lean:
         #: Which tool blocks a turn keeps in memory (all when None): a reader that
         #: needs only some (the index: spawning calls) says which.
         self.keep_tool = keep_tool
+        #: Set by a reader that only writes the artefact (reconstruct): each line's
+        #: blocks are spilled already rendered with this per-block cap
+        #: (:mod:`.render_spill`), not as blocks (:mod:`.block_spill`).
+        self.render_cap = render_cap
+
+    def spill(self):
+        """The temp store a lean transcript's lines' blocks go to (its ``source``)."""
+        if self.render_cap is not None:
+            from .render_spill import RenderSpill
+
+            return RenderSpill(self.render_cap, self.spill_dir)
+        from .block_spill import BlockSpill
+
+        return BlockSpill(self.spill_dir)
 
     def builder(self, harness: str):
         """The thread builder of a lean parse (:mod:`.lean_model`)."""

@@ -14,9 +14,11 @@ is how they are held:
   spawns and telemetry read); nothing else reads a lean turn's blocks.
 - ``Transcript.responses`` is a :class:`~.lean_tables.ResponseTable` (``items()``/``get`` give
   :class:`~.model.Response` values built on the fly).
-- Every line's blocks, whole, go to ``Transcript.source``, a
-  :class:`~.block_spill.BlockSpill`, as the line is read: the writer gets them back from
-  there (:mod:`.refill`), so no line is decoded twice and no text stays in memory.
+- Every line's blocks go to ``Transcript.source`` as the line is read
+  (:meth:`~.lean.Lean.spill`): rendered, a :class:`~.render_spill.RenderSpill` the
+  artefact's writer copies them from, or whole, a :class:`~.block_spill.BlockSpill` the
+  index gets them back from (:mod:`.refill`) — so no line is decoded twice and no text
+  stays in memory.
 
 Never raises on any input an adapter hands it.
 """
@@ -25,7 +27,6 @@ from __future__ import annotations
 
 import sys
 
-from .block_spill import BlockSpill
 from .lean_tables import (COMPACTED, RESULTS_ONLY, SIDECHAIN, SUMMARY, WHEN_LEN,
                           ResponseTable, TurnTable)
 from .model import ASSISTANT, TOOL_RESULT, TOOL_USE, USER, Block, ThreadBuilder
@@ -41,7 +42,7 @@ class LeanThreadBuilder(ThreadBuilder):
         out = self.out
         out.turns = TurnTable()
         out.responses = ResponseTable()
-        out.source = BlockSpill(lean.spill_dir)
+        out.source = lean.spill()
 
     def message(self, role: str, blocks: list[Block], *, response_id: str = "",
                 line_id: str = "", model: str = "", usage=None,
@@ -104,8 +105,9 @@ class LeanThreadBuilder(ThreadBuilder):
             opened = out.responses.turn[slot]
             if opened >= 0:
                 return opened
-        results_only = role == USER and bool(blocks) and all(
-            b.kind == TOOL_RESULT for b in blocks)
+        results_only = role == USER and bool(blocks) and (
+            blocks[0].kind == TOOL_RESULT if len(blocks) == 1 else all(
+                b.kind == TOOL_RESULT for b in blocks))
         if results_only and table and table.flags[-1] & RESULTS_ONLY and (
                 not self._pending_compaction):
             return len(table) - 1

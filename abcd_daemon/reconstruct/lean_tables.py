@@ -54,9 +54,15 @@ class ResponseTable:
         if usage is not None:
             flags |= 1
             u, base = self.usage, 4 * slot
-            for k in range(4):
-                if usage[k] > u[base + k]:
-                    u[base + k] = usage[k]
+            i, o, cc, cr = usage
+            if i > u[base]:
+                u[base] = i
+            if o > u[base + 1]:
+                u[base + 1] = o
+            if cc > u[base + 2]:
+                u[base + 2] = cc
+            if cr > u[base + 3]:
+                u[base + 3] = cr
         self.flags[slot] = flags
         return slot
 
@@ -95,6 +101,7 @@ class TurnTable:
     def __init__(self) -> None:
         self.roles: list[str] = []  # the distinct roles, indexed by ``role``
         self.role = bytearray()
+        self._role_no: dict[str, int] = {}
         self.key: list[str] = []
         self.models: list[str] = [""]
         self._model_no: dict[str, int] = {"": 0}
@@ -116,9 +123,11 @@ class TurnTable:
         return len(self.role) > 0
 
     def new(self, role: str, key: str, flags: int) -> int:
-        if role not in self.roles:
+        n = self._role_no.get(role)
+        if n is None:
+            n = self._role_no[role] = len(self.roles)
             self.roles.append(role)
-        self.role.append(self.roles.index(role))
+        self.role.append(n)
         self.key.append(key)
         self.model.append(0)
         self.when += NO_WHEN

@@ -3,13 +3,11 @@
 Rules (reference §6.4; DESIGN §5 invariant 7):
 - Turn heading ``### Turn <n> — <role>`` then `` · <model>`` and `` · <time>`` when known;
   a compaction summary and (in the main thread) a sidechain line say so after the role.
-- Every block goes through the one fenced writer (:func:`~.fence.fence`) — text
-  included; labels outside fences go through :func:`~.fence.label`/:func:`~.fence.code`.
-  Thinking is rendered, its signature never; images are named, not carried.
-- The per-block cap (``max_block_bytes`` > 0) applies to thinking, tool inputs, tool
-  results and other-typed blocks — never to plain text. A capped block keeps its first
-  N bytes (cut on a character boundary); the line after its fence says how many bytes
-  were elided. That line is outside the fence because it is this document speaking.
+- Every block is rendered by :func:`~.render_blocks.render_block` (the fenced writer,
+  the per-block cap and its elision line: the rules are there); labels outside fences
+  go through :func:`~.fence.label`/:func:`~.fence.code`. A lean transcript read for the
+  artefact has its blocks already rendered (:mod:`.render_spill`): its turns' pieces
+  are copied in, with what the cap elided from them — the same bytes, the same counts.
 - Spine mode reduces a delegate (never the main thread) to its first and last turn with
   one counted gap marker; markers of omitted turns are omitted with them.
 - Markers follow the turn they belong to: SPAWNED after the turn that issued the call,
@@ -18,18 +16,18 @@ Rules (reference §6.4; DESIGN §5 invariant 7):
   gets its own ``[SPAWNED — transcript not stored]`` marker, never a ``[SPAWNED**`` one.
   A ``[COMPACTED]`` marker names the compaction agent that wrote its summary, when one
   is linked.
-- A text block of whitespace alone is not rendered (it would be an empty fence).
 
-Pure; appends ``str`` pieces to a list the caller joins.
+Pure; appends ``str`` pieces to a list the caller joins, or to a
+:class:`~.spill.Spill` (which takes a rendered spill's bytes as they are).
 """
 
 from __future__ import annotations
 
-import msgspec
-
-from .fence import code, fence, label
-from .model import IMAGE, TEXT, THINKING, TOOL_RESULT, TOOL_USE, Block, Transcript, Turn
+from .fence import code, label
+from .model import Block, Transcript, Turn
 from .refill import with_text
+from .render_blocks import render_block
+from .render_spill import RenderSpill, write_turns
 from .values import when_label
 
 COMPACTION_MARKER = (
@@ -76,21 +74,13 @@ def spine_gap(omitted: int) -> str:
     return f"> … {omitted} turn(s) omitted in spine mode …\n\n"
 
 
-def _pretty(raw: bytes) -> str:
-    """A tool input pretty-printed with a 2-space indent (raw text if not JSON)."""
-    if raw in (b"", b"{}", b"null"):
-        return "{}"
-    try:
-        return msgspec.json.format(raw, indent=2).decode("utf-8", "replace")
-    except (msgspec.DecodeError, ValueError):
-        return raw.decode("utf-8", "replace")
-
-
 class TurnWriter:
     """Renders threads into ``parts`` and counts what the artefact left out."""
 
     def __init__(self, parts: list[str], *, max_block_bytes: int, spine: bool) -> None:
         self.parts = parts
+        append_bytes = getattr(parts, "append_bytes", None)  # a :class:`~.spill.Spill`
+        self._bytes = append_bytes or (lambda data: parts.append(str(data, "utf-8")))
         self.cap = max_block_bytes
         self.spine = spine
         self.elided_blocks = 0
@@ -107,6 +97,10 @@ class TurnWriter:
         self._copies_visible = not delegate  # every line of a delegate is a sidechain
         self._compactions = compactions or {}
         turns = transcript.turns
+        source = transcript.source
+        if isinstance(source, RenderSpill):  # its blocks are already Markdown
+            self._rendered(turns, source, markers, delegate)
+            return
         if self.spine and delegate and len(turns) > 2:
             omitted = len(turns) - 2
             self.omitted_turns += omitted
@@ -118,6 +112,22 @@ class TurnWriter:
             return
         for turn in with_text(transcript, turns, self.cap):
             self._turn(turn, markers)
+
+    def _rendered(self, table, spill: RenderSpill, markers: dict[int, list[str]],
+                  delegate: bool) -> None:
+        """:meth:`thread` for a lean transcript whose blocks were rendered as they were
+        read (:func:`~.render_spill.write_turns`)."""
+        if spill.cap != self.cap:
+            raise ValueError(f"the blocks were rendered with a cap of {spill.cap} bytes, "
+                             f"not {self.cap}")
+        n = len(table)
+        if self.spine and delegate and n > 2:
+            self.omitted_turns += n - 2
+            write_turns(self, table, spill, (0,), markers)
+            self.parts.append(spine_gap(n - 2))
+            write_turns(self, table, spill, (n - 1,), markers)
+        else:
+            write_turns(self, table, spill, range(n), markers)
 
     def _turn(self, turn: Turn, markers: dict[int, list[str]]) -> None:
         out = self.parts
@@ -138,62 +148,8 @@ class TurnWriter:
             self._block(block)
         out.extend(markers.get(turn.index, ()))
 
-    def _capped(self, text: str, lang: str = "", cut: int = 0) -> None:
-        """Append ``text`` fenced, truncated to the cap with an elision line; ``cut``:
-        ``text`` is already the cap's cut, that many bytes were left unread
-        (:mod:`.block_spill`)."""
-        cap = self.cap
-        kept = text
-        if cut:
-            self.elided_blocks += 1
-            self.elided_bytes += cut
-            self.parts.append(fence(text, lang))
-            self.parts.append(f"… [{cut} bytes elided by the per-block cap]\n\n")
-            return
-        if cap:
-            if text.isascii():  # a character is a byte: no encoding needed to measure
-                if len(text) > cap:
-                    kept = text[:cap]
-            elif len(text) > cap // 4:
-                data = text.encode("utf-8", "replace")
-                if len(data) > cap:
-                    kept = data[:cap].decode("utf-8", "ignore")
-        if kept is text:
-            self.parts.append(fence(text, lang) + "\n")
-            return
-        elided = (len(text) - len(kept) if text.isascii() else
-                  len(text.encode("utf-8", "replace")) - len(kept.encode("utf-8")))
-        self.elided_blocks += 1
-        self.elided_bytes += elided
-        self.parts.append(fence(kept, lang))
-        self.parts.append(f"… [{elided} bytes elided by the per-block cap]\n\n")
-
     def _block(self, block: Block) -> None:
-        out = self.parts
-        kind = block.kind
-        if kind == TEXT:
-            if block.text.strip():  # whitespace alone says nothing: no empty fence
-                out.append(fence(block.text) + "\n")
-        elif kind == TOOL_USE:
-            call = f"**tool call** {code(block.name) if block.name else '(unnamed)'}"
-            if block.ref:
-                call += f" ({code(block.ref)})"
-            out.append(call + "\n\n")
-            self._capped(_pretty(block.raw), "json")
-        elif kind == TOOL_RESULT:
-            head = f"**tool result** for {code(block.ref) if block.ref else '(no call id)'}"
-            if block.is_error:
-                head += " (error)"
-            out.append(head + "\n\n")
-            self._capped(block.text, cut=block.cut)
-        elif kind == THINKING:
-            if block.text or block.cut:
-                out.append("*thinking:*\n\n")
-                self._capped(block.text, cut=block.cut)
-        elif kind == IMAGE:
-            out.append("*(an image block was here; images are not carried into the "
-                       "artefact)*\n\n")
-        else:
-            out.append(f"*({label(kind)})*\n\n")
-            if block.text or block.cut:
-                self._capped(block.text, cut=block.cut)
+        elided = render_block(self.parts, block, self.cap)
+        if elided:
+            self.elided_blocks += 1
+            self.elided_bytes += elided

@@ -17,6 +17,11 @@ from ..store.record import format_rfc3339_ns, parse_rfc3339_ns
 Usage = tuple[int, int, int, int]  # input, output, cache_creation, cache_read
 
 _ZULU = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z")
+#: :data:`_ZULU` with the ranges :func:`when_key` checks (month, day, hour, minute,
+#: second) in the pattern: one match for the common case.
+#: ASCII digits only there: any other digit takes the general path, as before.
+_VALID_ZULU = re.compile(r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+                         r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\.\d{1,9})?Z")
 
 
 def _zulu_key(stamp: str) -> str:
@@ -28,6 +33,8 @@ def when_key(stamp: object) -> str:
     ``""`` when ``stamp`` is not one. Keys compare as the times they name."""
     if not isinstance(stamp, str):
         return ""
+    if _VALID_ZULU.fullmatch(stamp):
+        return stamp[:19] + (stamp[19:-1] or ".").ljust(10, "0")
     if _ZULU.fullmatch(stamp):
         if ("01" <= stamp[5:7] <= "12" and "01" <= stamp[8:10] <= "31"
                 and stamp[11:13] <= "23" and stamp[14:16] <= "59" and stamp[17:19] <= "60"):

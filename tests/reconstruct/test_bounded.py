@@ -94,17 +94,22 @@ def _mixed() -> bytes:
     return cc.body()
 
 
-def test_lean_reading_with_a_cut_writes_what_the_whole_body_writes(home, repo, tmp_path):
-    lane = Lane(home, repo[1])
-    store(lane, SESSION, _mixed(), captured_ns=NS)
-    for cap in (0, 1, 2, 8192, 8193):
+def _streamed_as_whole(lane: Lane, spill_dir, caps) -> None:
+    """Reconstructing SESSION lean and streamed writes what loading it whole writes."""
+    for cap in caps:
         opts = ReconstructOptions(session_id=SESSION, max_block_bytes=cap)
         whole = reconstruct(lane, opts, now_ns=NS)
         sink = io.BytesIO()
         streamed = reconstruct(lane, opts, now_ns=NS, stream_above=0, sink=sink,
-                               spill_dir=tmp_path)
+                               spill_dir=spill_dir)
         assert sink.getvalue() == whole.artefact, cap
         assert streamed.telemetry_json() == whole.telemetry_json(), cap
+
+
+def test_lean_reading_with_a_cut_writes_what_the_whole_body_writes(home, repo, tmp_path):
+    lane = Lane(home, repo[1])
+    store(lane, SESSION, _mixed(), captured_ns=NS)
+    _streamed_as_whole(lane, tmp_path, (0, 1, 2, 8192, 8193))
 
 
 def test_a_lean_turn_gets_back_every_block_of_every_line_it_was_read_from():
@@ -121,3 +126,15 @@ def test_a_lean_turn_gets_back_every_block_of_every_line_it_was_read_from():
 
     assert sorted((k, slots(r)) for k, r in lean.responses.items()) == sorted(
         (k, slots(r)) for k, r in full.responses.items())
+
+
+def test_lines_rendered_in_pieces_as_they_are_read_write_what_the_whole_body_writes(
+        home, repo, tmp_path, monkeypatch):
+    """A long line's rendered blocks are encoded and spilled piece by piece (here every
+    line's, the piece made tiny): the artefact and its elision counts do not change."""
+    from abcd_daemon.reconstruct import render_spill
+
+    monkeypatch.setattr(render_spill, "_PIECE", 7)
+    lane = Lane(home, repo[1])
+    store(lane, SESSION, _mixed(), captured_ns=NS)
+    _streamed_as_whole(lane, tmp_path, (0, 5, 8192))

@@ -26,7 +26,7 @@ import msgspec
 
 from .blocks import WireBlock, model_blocks, text_of, wire_content
 from .lines import decoded_lines
-from .model import ASSISTANT, USER, Block, ThreadBuilder, Transcript
+from .model import ASSISTANT, USER, ThreadBuilder, Transcript
 from .values import usage_of, when_key
 
 HARNESS = "jsonl-store"

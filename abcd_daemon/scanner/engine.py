@@ -45,12 +45,12 @@ from collections.abc import Callable, Sequence
 from .checks import Context
 from .compiled import GATED_SOURCES, PROVIDER_BACK, PROVIDER_REACH, Compiled, Finding
 from .gate import Gate, superset_pattern
-from .escapes import after_escape, align_to_units, backslash_run, boundary_before
+from .escapes import ALNUM, after_escape, align_to_units, backslash_run, boundary_before
 from .spaced import spaced
 from .pem import consume_block
 from .prefilter import VIEW, Prefilter
 from .rules import IDENTITY_KINDS, PLACEHOLDERS, Rule
-from .values import already_masked, is_placeholder
+from .values import TOKEN_LEAD, already_masked, is_placeholder
 from .views import view_ranges, views_for
 from .windows import lowered_windows
 
@@ -75,16 +75,12 @@ def _to_line_end(rx, buf: bytes, m, we: int):
     return m
 
 
-_LEAD = re.compile(rb"[A-Za-z0-9]{1,16}[_-]")
-_ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-
-
 def _refused_lead(buf: bytes, start: int, refused: frozenset[bytes]) -> bool:
     """The candidate at ``start`` (its value begins there, or after the one delimiter
     byte its match opens with) opens with one of the ``refused`` leads."""
-    if buf[start] not in _ALNUM:
+    if buf[start] not in ALNUM:
         start += 1
-    lead = _LEAD.match(buf, start, start + 17)
+    lead = TOKEN_LEAD.match(buf, start, start + 17)
     return lead is not None and lead.group().lower() in refused
 
 

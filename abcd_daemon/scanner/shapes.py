@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from .values import HARNESS_ID_PREFIXES, bad_checksum, class_profile, entropy, is_placeholder
+from .values import HARNESS_ID_PREFIXES, TOKEN_LEAD, bad_checksum, class_profile, entropy, is_placeholder
 
 #: Longer runs are blobs (images, signatures, archives), never a pasted credential.
 MAX_BARE = 1024
@@ -41,7 +41,6 @@ _FILE_MAGIC = (b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"JVBERi0", b"UEsDB", b"H4sI"
 _DIGIT = re.compile(rb"[0-9]")
 #: A public key's algorithm name just before the value (``ssh-ed25519 AAAA…``).
 _KEY_ALGORITHM = re.compile(rb"(?:ssh|ecdsa)-[a-z0-9-]+ $|sk-ssh-[a-z0-9@.-]+ $")
-_HEAD = re.compile(rb"[A-Za-z0-9]{1,16}[_-]")
 _B64_LINE = re.compile(rb"[A-Za-z0-9+/]+")
 _PUBLIC_BLOCK = re.compile(rb"-----BEGIN[ +]+(?:[A-Z0-9]+[ +]+)*?(?:PUBLIC[ +]+KEY|CERTIFICATE)-----")
 
@@ -65,7 +64,7 @@ def bare_random(buf: bytes, m, ctx) -> bool:
     v = m.group(1)
     if not 24 <= len(v) <= MAX_BARE or v[:1] in b"/.~" or (b"/" in v and b"." in v) or b"//" in v[2:]:
         return False
-    lead = _HEAD.match(v)
+    lead = TOKEN_LEAD.match(v)
     if lead is not None and lead.group().lower() in HARNESS_ID_PREFIXES:
         return False
     if len(v) in (64, 76) and _B64_LINE.fullmatch(v):

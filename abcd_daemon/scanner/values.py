@@ -145,6 +145,10 @@ def looks_secret(value: bytes, min_len: int = 8) -> bool:
     return classes >= 2 and h >= 2.5 and _DIGIT_OR_SYMBOL.search(v) is not None
 
 
+#: A token's lead: its first run of 1-16 letters and digits and the ``_``/``-`` after it
+#: (``toolu_`` of ``toolu_01Xk…``) — what :data:`HARNESS_ID_PREFIXES` is compared with.
+TOKEN_LEAD = re.compile(rb"[A-Za-z0-9]{1,16}[_-]")
+
 #: Prefixes of identifiers harnesses and APIs write into every transcript: random,
 #: token-shaped, and not secret (a masked tool-use id would unlink its result).
 HARNESS_ID_PREFIXES = frozenset({

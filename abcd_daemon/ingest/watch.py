@@ -23,8 +23,10 @@ Rules:
 * A root that disappears is reported (``root-missing``) and polled for; when it returns
   (``root-returned``) the watch is re-armed.
 * A new directory is walked when it appears (files written before its watch was added
-  are not missed), and the whole root is walked again every ``rescan_s`` as a safety
-  net for events the kernel dropped. A tracked transcript that is deleted (the harness's
+  are not missed) and once more ``settle_s`` later (the recursive watch of a new folder
+  is added by another thread: a file created in the window before it is seen by no
+  event and by no first walk), and the whole root is walked again every ``rescan_s`` as
+  a safety net for events the kernel dropped. A tracked transcript that is deleted (the harness's
   retention) is reported ``gone`` and forgotten.
 * ``on_settled`` failing is reported (``failed``) and the file is not retried until it
   changes again: a transcript no repository owns must not be re-read every tick.
@@ -177,6 +179,8 @@ class RootWatch(SettleWatch):
         self.rescan_s = rescan_s
         self.idle_s = idle_s if idle_s is not None else self.poll_s
         self.missing_poll_s = missing_poll_s if missing_poll_s is not None else self.poll_s
+        #: New directories to walk a second time, with when (see the module rules).
+        self.second_look: dict[str, float] = {}
 
     async def scan(self, start: str, *, baseline: bool) -> None:
         """Walk ``start`` in a worker thread (a large root takes a while) and observe
@@ -209,6 +213,7 @@ class RootWatch(SettleWatch):
         if stat.S_ISDIR(st.st_mode):
             if change == watchfiles.Change.added and path != self.root:
                 await self.scan(path, baseline=False)
+                self.second_look[path] = trio.current_time() + self.tracker.settle_s
             return
         if stat.S_ISLNK(st.st_mode) and not path.endswith(".jsonl"):
             self._skip(Listed(path=path, reason="symlink", detail="a symlink is never followed"))
@@ -228,8 +233,14 @@ class RootWatch(SettleWatch):
             if now >= next_scan:
                 await self.scan(self.root, baseline=False)
                 next_scan = now + self.rescan_s
+                self.second_look.clear()
+            for path in [p for p, at in self.second_look.items() if at <= now]:
+                del self.second_look[path]
+                if real_dir(path):
+                    await self.scan(path, baseline=False)
+            soonest = min([next_scan, *self.second_look.values()])
             await wait_any((self.stop, self.wake),
-                           self.wait_s(min(self.idle_s, max(next_scan - now, 0.01))))
+                           self.wait_s(min(self.idle_s, max(soonest - now, 0.01))))
         unarm.set()
 
     async def _unarm_on_stop(self, unarm: trio.Event) -> None:

@@ -99,7 +99,12 @@ def assert_stored_once(world: World, *harnesses: FakeClaude, quiet_at: float,
         wait_for(stored, max(deadline - time.monotonic(), 0.05), interval=0.05,
                  what=f"every transcript stored within {settle + SLACK:g}s of going quiet")
     except AssertionError:
-        raise AssertionError(f"not stored in time; daemon log:\n{world.daemon.read_log()}") from None
+        by_key = {(r.session_id, r.agent_id): r.source_sha256 for r in world.records()}
+        state = {f"{k[1] or 'main'}": ("stored" if by_key.get(k) == digest(p) else
+                                      "older bytes stored" if k in by_key else "not stored")
+                 for k, p in expected.items()}
+        raise AssertionError(f"not stored in time: {state}; daemon log:\n"
+                             f"{world.daemon.read_log()}") from None
     time.sleep(settle * 2)  # a watcher settling again now must not add a second record
     records = world.records()
     keys = [(r.session_id, r.agent_id) for r in records]

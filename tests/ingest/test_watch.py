@@ -249,3 +249,34 @@ async def test_an_event_for_a_new_directory_wakes_the_tick_only_once_its_files_a
     await watch.event(__import__("watchfiles").Change.added, str(project))
     assert watch.wake.is_set()
     assert watch.tracker.next_due() is not None
+
+
+async def test_a_file_no_event_named_in_a_new_directory_is_found_by_its_second_look(tmp_path):
+    """The recursive watch of a new folder is added by the watcher's own thread; a file
+    created before that, but after the folder's first walk, is named by no event. The
+    folder is walked again ``settle_s`` later, so the file is staged then — not at the
+    next full rescan, minutes away."""
+    from abcd_daemon.ingest.watch import RootWatch
+
+    root = tmp_path / "projects"
+    root.mkdir()
+    calls, events = [], []
+    stop = trio.Event()
+    watch = RootWatch(str(root), rescan_s=300, idle_s=30, settle_s=SETTLE, on_settled=calls.append,
+                      stop_event=stop, report=events.append, poll_s=1.0, known=None)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(partial(watch.tick, trio.Event(), baseline=False))  # no awatch: only what we tell it
+        with trio.fail_after(10):
+            while not [e for e in events if e.kind == "armed"]:
+                await trio.sleep(0.02)
+        project = root / "-work-repo"
+        project.mkdir()
+        await watch.event(__import__("watchfiles").Change.added, str(project))  # empty yet
+        session = "5a9221e2-0000-4000-8000-000000000002"
+        path = project / f"{session}.jsonl"
+        path.write_text(json.dumps(claude_line(session, "/work/repo", 0)) + "\n")
+        with trio.fail_after(SETTLE * 4 + 5):
+            while not calls:
+                await trio.sleep(0.02)
+        assert calls == [str(path)]
+        stop.set()

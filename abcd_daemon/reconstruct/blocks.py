@@ -107,17 +107,21 @@ def model_blocks(content: WireContent, builder: ThreadBuilder, *,
     out: list[Block] = []
     for b in content or ():
         kind = b.type
-        if kind == "text":
-            out.append(Block(TEXT, text_of(b.text)))
+        if kind == "tool_result":
+            result = b.content
+            text = result if result.__class__ is str else result_text(result)
+            ref = b.tool_use_id
+            out.append(Block(TOOL_RESULT, text,
+                             ref=sys.intern(ref) if ref.__class__ is str else "",
+                             is_error=b.is_error is True,
+                             async_ack=async_ack or text.startswith(_LAUNCHED)))
         elif kind == "tool_use":
             # Interned: a call's id and its result's are then one string, and names repeat.
             out.append(Block(TOOL_USE, name=sys.intern(text_of(b.name)), ref=sys.intern(text_of(b.id)),
                              raw=bytes(b.input) or b"{}"))
-        elif kind == "tool_result":
-            text = result_text(b.content)
-            out.append(Block(TOOL_RESULT, text, ref=sys.intern(text_of(b.tool_use_id)),
-                             is_error=b.is_error is True,
-                             async_ack=async_ack or text.startswith(_LAUNCHED)))
+        elif kind == "text":
+            text = b.text
+            out.append(Block(TEXT, text if text.__class__ is str else ""))
         elif kind == "thinking":
             out.append(Block(THINKING, text_of(b.thinking) or text_of(b.text)))
         elif kind == "image":

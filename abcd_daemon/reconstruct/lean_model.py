@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import sys
 
-from .lean_tables import (COMPACTED, RESULTS_ONLY, SIDECHAIN, SUMMARY, WHEN_LEN,
-                          ResponseTable, TurnTable)
+from .lean_tables import (COMPACTED, RESULTS_ONLY, SIDECHAIN, SUMMARY, ResponseTable,
+                          TurnTable)
 from .model import ASSISTANT, TOOL_RESULT, TOOL_USE, USER, Block, ThreadBuilder
 
 
@@ -51,66 +51,73 @@ class LeanThreadBuilder(ThreadBuilder):
         out = self.out
         if model:
             model = sys.intern(model)
-        if model and model not in self._models:
-            self._models.add(model)
-            out.models.append(model)
+            if model not in self._models:
+                self._models.add(model)
+                out.models.append(model)
         slot = -1
+        if usage is not None:
+            out.usage_lines += 1
         if role == ASSISTANT and response_id:
             slot = out.responses.add(response_id, usage, stop_reason)
-            if usage is not None:
-                out.usage_lines += 1
         elif usage is not None:
-            out.usage_lines += 1
             out.anonymous_usage.append(usage)
-        tools = []
+        tools = None
+        results_only = role == USER and bool(blocks)
         for block in blocks:
-            if block.kind == TOOL_USE:
+            kind = block.kind
+            if kind == TOOL_USE:
                 out.tool_calls.append((block.ref, block.name))
-                tools.append(block)
-            elif block.kind == TOOL_RESULT:
+                results_only = False
+            elif kind != TOOL_RESULT:
+                results_only = False
+                continue
+            if tools is None:
+                tools = [block]
+            else:
                 tools.append(block)
         table = out.turns
-        i = self._lean_turn(role, blocks, response_id, line_id, slot)
-        offset = out.source.put(blocks)
+        i = self._lean_turn(role, results_only, response_id, line_id, slot, model, when)
+        piece = out.source.put(blocks)
         if table.spilled[i] < 0:
-            table.spilled[i] = offset
+            table.spilled[i] = piece
         else:
-            table.more.setdefault(i, []).append(offset)
-        if model and not table.model[i]:
-            table.set_model(i, model)
-        if when and not table.when[WHEN_LEN * i] and i not in table._odd_when:
-            table.set_when(i, when)
+            table.more.setdefault(i, []).append(piece)
         if sidechain:
             table.flags[i] |= SIDECHAIN
         if compact_summary:
             table.flags[i] |= SUMMARY
         if notified:
             table.notified[i] = [*table.notified.get(i, ()), *((a, when) for a in notified)]
-        if tools and self.lean.keep_tool is not None:
-            tools = [block for block in tools if self.lean.keep_tool(block)]
-        if tools:
-            if role == USER:
-                for block in tools:
-                    if block.kind == TOOL_RESULT:
-                        block.when = when
-            self.lean.strip(tools, self.line_no)
-            table.tools.setdefault(i, []).extend(tools)
+        if tools is None:
+            return
+        lean = self.lean
+        if lean.keep_tool is not None:
+            tools = [block for block in tools if lean.keep_tool(block)]
+            if not tools:
+                return
+        if role == USER:
+            for block in tools:
+                if block.kind == TOOL_RESULT:
+                    block.when = when
+        lean.strip(tools, self.line_no)
+        table.tools.setdefault(i, []).extend(tools)
 
-    def _lean_turn(self, role: str, blocks: list[Block], response_id: str, line_id: str,
-                   slot: int) -> int:
-        """The 0-based turn this line joins (the rules of ``ThreadBuilder._turn_for``)."""
+    def _lean_turn(self, role: str, results_only: bool, response_id: str, line_id: str,
+                   slot: int, model: str, when: str) -> int:
+        """The 0-based turn this line joins (the rules of ``ThreadBuilder._turn_for``),
+        its model and time set from this line when it has none yet."""
         out = self.out
         table = out.turns
         if slot >= 0:
             opened = out.responses.turn[slot]
             if opened >= 0:
+                table.fill(opened, model, when)
                 return opened
-        results_only = role == USER and bool(blocks) and (
-            blocks[0].kind == TOOL_RESULT if len(blocks) == 1 else all(
-                b.kind == TOOL_RESULT for b in blocks))
         if results_only and table and table.flags[-1] & RESULTS_ONLY and (
                 not self._pending_compaction):
-            return len(table) - 1
+            i = len(table) - 1
+            table.fill(i, model, when)
+            return i
         key = response_id if role == ASSISTANT and response_id else (
             f"line:{line_id}" if line_id else "")
         flags = RESULTS_ONLY if results_only else 0
@@ -118,8 +125,8 @@ class LeanThreadBuilder(ThreadBuilder):
         if pending:
             flags |= COMPACTED
             self._pending_compaction = False
-        i = table.new(role, key, flags)
-        if isinstance(pending, str):
+        i = table.new(role, key, flags, model, when)
+        if pending.__class__ is str:
             table.compacted_when[i] = pending
         if self._pending_notified:
             table.notified[i] = list(self._pending_notified)

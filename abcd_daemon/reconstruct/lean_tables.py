@@ -24,6 +24,7 @@ from .model import Block, Response, Turn
 WHEN_LEN = 29  # every non-empty time key is this long (YYYY-MM-DDTHH:MM:SS.nnnnnnnnn)
 NO_WHEN = b"\0" * WHEN_LEN
 SIDECHAIN, SUMMARY, COMPACTED, RESULTS_ONLY = 1, 2, 4, 8
+_ZEROS = array("q", (0, 0, 0, 0))
 
 
 class ResponseTable:
@@ -45,11 +46,16 @@ class ResponseTable:
         """One line of response ``rid``: the largest of each figure, the last line's
         stop reason. Returns its slot."""
         slot = self.slot.get(rid)
-        if slot is None:
+        if slot is None:  # the first line: its figures are the largest yet (none is < 0)
             slot = self.slot[rid] = len(self.flags)
-            self.usage.extend((0, 0, 0, 0))
-            self.flags.append(0)
+            if usage is None:
+                self.usage += _ZEROS
+                self.flags.append(2 if stopped else 0)
+            else:
+                self.usage.extend(usage)
+                self.flags.append(3 if stopped else 1)
             self.turn.append(-1)
+            return slot
         flags = (self.flags[slot] & 1) | (2 if stopped else 0)
         if usage is not None:
             flags |= 1
@@ -108,8 +114,8 @@ class TurnTable:
         self.model = array("I")
         self.when = bytearray()
         self.flags = bytearray()
-        self.spilled = array("q")  # the first line's blocks' offset in the spill
-        self.more: dict[int, list[int]] = {}  # further lines' offsets
+        self.spilled = array("q")  # the first line's blocks' piece in the spill (-1: none)
+        self.more: dict[int, list[int]] = {}  # further lines' pieces
         self.tools: dict[int, list[Block]] = {}
         self.notified: dict[int, list[tuple[str, str]]] = {}
         self.compacted_when: dict[int, str] = {}
@@ -122,18 +128,40 @@ class TurnTable:
     def __bool__(self) -> bool:
         return len(self.role) > 0
 
-    def new(self, role: str, key: str, flags: int) -> int:
+    def new(self, role: str, key: str, flags: int, model: str = "", when: str = "") -> int:
+        """Open turn ``len(self)`` (0-based): its role, key and flags, and the model and
+        time of its first line ("" when none); returns its index."""
         n = self._role_no.get(role)
         if n is None:
             n = self._role_no[role] = len(self.roles)
             self.roles.append(role)
+        i = len(self.role)
         self.role.append(n)
         self.key.append(key)
-        self.model.append(0)
-        self.when += NO_WHEN
+        if model:
+            n = self._model_no.get(model)
+            if n is None:
+                n = self._model_no[model] = len(self.models)
+                self.models.append(model)
+            self.model.append(n)
+        else:
+            self.model.append(0)
+        if len(when) == WHEN_LEN and when.isascii():
+            self.when += when.encode("ascii")
+        else:
+            self.when += NO_WHEN
+            if when:
+                self._odd_when[i] = when
         self.flags.append(flags)
         self.spilled.append(-1)
-        return len(self.role) - 1
+        return i
+
+    def fill(self, i: int, model: str, when: str) -> None:
+        """Give turn ``i`` this line's model and time where it has none yet."""
+        if model and not self.model[i]:
+            self.set_model(i, model)
+        if when and not self.when[WHEN_LEN * i] and i not in self._odd_when:
+            self.set_when(i, when)
 
     def set_model(self, i: int, model: str) -> None:
         n = self._model_no.get(model)
@@ -155,7 +183,8 @@ class TurnTable:
             self._odd_when[i] = when
 
     def offsets(self, i: int) -> list[int]:
-        """Where turn ``i``'s lines' blocks were spilled, in the order they were read."""
+        """Where turn ``i``'s lines' blocks were spilled (what the spill's ``put`` gave),
+        in the order they were read."""
         first = self.spilled[i]
         return ([first] if first >= 0 else []) + self.more.get(i, [])
 

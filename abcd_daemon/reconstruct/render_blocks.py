@@ -74,23 +74,22 @@ def render_block(out: list[str], block: Block, cap: int) -> int:
     """Append ``block`` rendered (see the module docstring) to ``out``; returns the
     bytes the cap elided from it (0: none — a capped block always loses at least one)."""
     kind = block.kind
+    if kind == TOOL_RESULT:
+        ref = block.ref
+        head = f"**tool result** for {code(ref) if ref else '(no call id)'}"
+        out.append(head + " (error)\n\n" if block.is_error else head + "\n\n")
+        return capped(out, block.text, cap, cut=block.cut)
+    if kind == TOOL_USE:
+        name, ref = block.name, block.ref
+        call = f"**tool call** {code(name) if name else '(unnamed)'}"
+        out.append(f"{call} ({code(ref)})\n\n" if ref else call + "\n\n")
+        return capped(out, _pretty(block.raw), cap, "json")
     if kind == TEXT:
-        if block.text.strip():  # whitespace alone says nothing: no empty fence
-            out.extend(fenced(block.text))
+        text = block.text
+        if text and not text.isspace():  # whitespace alone says nothing: no empty fence
+            out.extend(fenced(text))
             out.append("\n")
         return 0
-    if kind == TOOL_USE:
-        call = f"**tool call** {code(block.name) if block.name else '(unnamed)'}"
-        if block.ref:
-            call += f" ({code(block.ref)})"
-        out.append(call + "\n\n")
-        return capped(out, _pretty(block.raw), cap, "json")
-    if kind == TOOL_RESULT:
-        head = f"**tool result** for {code(block.ref) if block.ref else '(no call id)'}"
-        if block.is_error:
-            head += " (error)"
-        out.append(head + "\n\n")
-        return capped(out, block.text, cap, cut=block.cut)
     if kind == THINKING:
         if block.text or block.cut:
             out.append("*thinking:*\n\n")

@@ -5,15 +5,15 @@ line's blocks as the line is read — :func:`~.render_blocks.render_block`, whic
 on nothing but the block and the per-block cap — and appends the Markdown, UTF-8
 encoded (``"replace"`` errors, as the artefact is encoded), to a :class:`RenderSpill`:
 an anonymous, owner-only temp file (unlinked at once, gone when closed or collected).
-:meth:`RenderSpill.put` returns the offset a line's piece starts at;
+:meth:`RenderSpill.put` returns the number of a line's piece;
 :meth:`RenderSpill.piece` gives back its bytes and what the cap elided from it (blocks,
 bytes), so the writer copies a turn's lines into the artefact without decoding,
 rebuilding or rendering anything again: the bytes :class:`~.render_turns.TurnWriter`
 would have written for those blocks (``tests/reconstruct/test_lean.py``).
 
-A long text is encoded and written in pieces, never copied whole. Record layout at an
-offset: a 20-byte little-endian header (piece length, blocks elided, bytes elided), then
-the piece. Pure apart from the temp file.
+A long text is encoded and written in pieces, never copied whole. The file holds the
+pieces back to back; where each starts (8 bytes a line) and what the cap elided from the
+few it elided from are kept in memory. Pure apart from the temp file.
 
 :func:`write_turns` writes a lean transcript's turns from such a spill: what the
 writer writes for a turn — the same heading (role, compaction
@@ -25,7 +25,7 @@ elided from them added to the writer's counts, read from the table's columns (no
 
 from __future__ import annotations
 
-import struct
+from array import array
 from collections.abc import Iterable
 
 from .fence import label
@@ -34,7 +34,8 @@ from .model import Block
 from .render_blocks import render_block
 from .spill import WINDOW, SpillFile
 
-_HEAD = struct.Struct("<QIQ")
+_NONE = (0, 0)
+_DOT = " · ".encode()
 #: A rendered line longer than this many characters is encoded in pieces of this size.
 _PIECE = 1 << 22
 
@@ -51,13 +52,15 @@ class RenderSpill(SpillFile):
     """Append-only store of lines' rendered blocks (see the module docstring)."""
 
     def __init__(self, cap: int, directory=None) -> None:
-        #: The per-block cap the pieces were rendered with.
         super().__init__(directory)
+        #: The per-block cap the pieces were rendered with.
         self.cap = cap
         self._held = bytearray()  # written in blocks of about a window, not line by line
+        self._at = array("q")  # where each piece starts; it ends where the next starts
+        self._elided: dict[int, tuple[int, int]] = {}  # piece -> (blocks, bytes), when any
 
     def put(self, blocks: list[Block]) -> int:
-        """Render and append ``blocks`` (one line's); returns their offset."""
+        """Render and append ``blocks`` (one line's); returns their piece's number."""
         parts: list[str] = []
         elided_blocks = elided_bytes = 0
         cap = self.cap
@@ -66,87 +69,121 @@ class RenderSpill(SpillFile):
             if elided:
                 elided_blocks += 1
                 elided_bytes += elided
-        offset = self._end
-        self._window = b""  # what is read back must be what was written
-        held = self._held
+        n = len(self._at)
+        self._at.append(self._end)
+        if elided_blocks:
+            self._elided[n] = (elided_blocks, elided_bytes)
+        if not parts:
+            return n
         if sum(map(len, parts)) <= _PIECE:
+            held = self._held
             data = "".join(parts).encode("utf-8", "replace")
-            held += _HEAD.pack(len(data), elided_blocks, elided_bytes)
             held += data
-            self._end += _HEAD.size + len(data)
+            self._end += len(data)
             if len(held) >= WINDOW:
                 self._flush()
-        else:  # a long text: encoded piece by piece, never a second whole copy
-            self._flush()
-            size = sum(len(chunk) for chunk in _encoded(parts))
-            self._file.write(_HEAD.pack(size, elided_blocks, elided_bytes))
-            for chunk in _encoded(parts):
-                self._file.write(chunk)
-            self._end += _HEAD.size + size
-        return offset
+        else:
+            self._long(parts)
+        return n
+
+    def _long(self, parts: list[str]) -> None:
+        """A long text: encoded and written piece by piece, never a second whole copy."""
+        self._flush()
+        for chunk in _encoded(parts):
+            self._file.write(chunk)
+            self._end += len(chunk)
 
     def _flush(self) -> None:
         if self._held:
+            self._window = b""  # what is read back must be what was written
             self._file.write(self._held)
             self._held = bytearray()
         self._dirty = True
 
-    def piece(self, offset: int):
-        """``(data, blocks elided, bytes elided)`` of the line :meth:`put` stored at
-        ``offset``; ``data`` is bytes-like, valid until the next call."""
+    def piece(self, n: int):
+        """``(data, blocks elided, bytes elided)`` of the line :meth:`put` stored as
+        piece ``n``; ``data`` is bytes-like, valid until the next call."""
         if self._held:
             self._flush()
         if self._dirty:
             self._file.flush()
             self._dirty = False
-        size, blocks, elided = _HEAD.unpack(self._read(_HEAD.size, offset))
-        return self._read(size, offset + _HEAD.size), blocks, elided
+        at = self._at
+        start = at[n]
+        end = at[n + 1] if n + 1 < len(at) else self._end
+        blocks, elided = self._elided.get(n, _NONE)
+        return (self._read(end - start, start) if end > start else b""), blocks, elided
+
+
+#: What :func:`write_turns` gathers before handing it to the writer.
+_CHUNK = 1 << 20
 
 
 def write_turns(writer, table, spill, indexes: Iterable[int],
                 markers: dict[int, list[str]]) -> None:
     """Write the turns ``indexes`` (0-based, in order) of ``table`` through ``writer``
-    (a :class:`~.render_turns.TurnWriter`), their blocks from ``spill``."""
+    (a :class:`~.render_turns.TurnWriter`), their blocks from ``spill``: encoded as the
+    writer encodes (``"replace"`` errors; piece by piece is the same as whole) into a
+    buffer handed over about :data:`_CHUNK` bytes at a time."""
     from .render_turns import compaction_marker
 
-    out, put_bytes, piece = writer.parts, writer._bytes, spill.piece
+    put_bytes, piece = writer._bytes, spill.piece
     roles, role_of, models, model_of = table.roles, table.role, table.models, table.model
     when, flags, spilled, more, odd = table.when, table.flags, table.spilled, table.more, \
         table._odd_when
     compactions, visible = writer._compactions, writer._copies_visible
-    model_label: dict[int, str] = {}
+    heads: dict[tuple[int, int], bytes] = {}  # (role, flags) -> " — role…" encoded
+    model_label: dict[int, bytes] = {}
     elided_blocks = elided_bytes = 0
+    buf = bytearray()
     for i in indexes:
         n = i + 1
-        role = roles[role_of[i]]
         f = flags[i]
-        if f:
-            if f & COMPACTED:
-                out.append(compaction_marker(compactions.get(n, "")))
+        if f & COMPACTED:
+            buf += compaction_marker(compactions.get(n, "")).encode("utf-8", "replace")
+        head = heads.get((role_of[i], f))
+        if head is None:
+            role = roles[role_of[i]]
             if f & SUMMARY:
                 role += " (compaction summary)"
             if f & SIDECHAIN and visible:
                 role += " (sidechain)"
-        heading = f"### Turn {n} — {role}"
+            head = heads[(role_of[i], f)] = f" — {role}".encode("utf-8", "replace")
+        buf += b"### Turn %d" % n
+        buf += head
         m = model_of[i]
         if m:
             text = model_label.get(m)
             if text is None:
-                text = model_label[m] = f" · {label(models[m])}"
-            heading += text
+                text = model_label[m] = f" · {label(models[m])}".encode("utf-8", "replace")
+            buf += text
         at = WHEN_LEN * i
         if when[at]:
-            heading += f" · {when[at:at + 19].decode('ascii')}Z"
+            buf += _DOT
+            buf += when[at:at + 19]
+            buf += b"Z\n\n"
         elif odd and odd.get(i):
-            heading += f" · {odd[i][:19]}Z"
-        out.append(heading + "\n\n")
-        for offset in table.offsets(i) if i in more else (spilled[i],):
-            data, blocks, elided = piece(offset)
-            put_bytes(data)
+            buf += f" · {odd[i][:19]}Z\n\n".encode("utf-8", "replace")
+        else:
+            buf += b"\n\n"
+        for number in table.offsets(i) if i in more else (spilled[i],):
+            data, blocks, elided = piece(number)
+            if len(data) < _CHUNK:
+                buf += data
+            else:  # a long text is handed over as it is, not copied
+                put_bytes(buf)
+                put_bytes(data)
+                buf = bytearray()
             elided_blocks += blocks
             elided_bytes += elided
         marks = markers.get(n)
         if marks:
-            out.extend(marks)
+            for mark in marks:
+                buf += mark.encode("utf-8", "replace")
+        if len(buf) >= _CHUNK:
+            put_bytes(buf)
+            buf = bytearray()
+    if buf:
+        put_bytes(buf)
     writer.elided_blocks += elided_blocks
     writer.elided_bytes += elided_bytes

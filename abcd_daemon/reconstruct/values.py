@@ -28,11 +28,28 @@ def _zulu_key(stamp: str) -> str:
     return stamp[:19] + (stamp[19:-1] or ".").ljust(10, "0")
 
 
+#: :data:`_VALID_ZULU` up to the seconds, and which such heads it matched (a few
+#: thousand kept: a transcript's lines share their seconds often).
+_VALID_SECONDS = re.compile(_VALID_ZULU.pattern[:_VALID_ZULU.pattern.index("(?:\\.")])
+_SECONDS: dict[str, bool] = {}
+
+
 def when_key(stamp: object) -> str:
     """A sortable key ``YYYY-MM-DDTHH:MM:SS.nnnnnnnnn`` (UTC) for an RFC 3339 time, or
     ``""`` when ``stamp`` is not one. Keys compare as the times they name."""
     if not isinstance(stamp, str):
         return ""
+    if 21 <= len(stamp) <= 29 and stamp[19] == "." and stamp[-1] == "Z":
+        # :data:`_VALID_ZULU` with a fraction, its head's match remembered
+        head = stamp[:19]
+        valid = _SECONDS.get(head)
+        if valid is None:
+            if len(_SECONDS) >= 4096:
+                _SECONDS.clear()
+            valid = _SECONDS[head] = _VALID_SECONDS.fullmatch(head) is not None
+        fraction = stamp[20:-1]
+        if valid and fraction.isdecimal():  # what \d matches: Unicode category Nd
+            return head + "." + fraction.ljust(9, "0")
     if _VALID_ZULU.fullmatch(stamp):
         return stamp[:19] + (stamp[19:-1] or ".").ljust(10, "0")
     if _ZULU.fullmatch(stamp):
@@ -78,5 +95,10 @@ def _as_int(value: object) -> int:
 def usage_of(input_tokens: object, output_tokens: object, cache_creation: object,
              cache_read: object) -> Usage:
     """Normalise four source fields into a :data:`Usage` tuple."""
+    if (type(input_tokens) is int and type(output_tokens) is int and type(cache_creation) is int
+            and type(cache_read) is int and 0 <= input_tokens <= _MAX_TOKENS
+            and 0 <= output_tokens <= _MAX_TOKENS and 0 <= cache_creation <= _MAX_TOKENS
+            and 0 <= cache_read <= _MAX_TOKENS):  # the usual case: each as it is
+        return input_tokens, output_tokens, cache_creation, cache_read
     return (_as_int(input_tokens), _as_int(output_tokens), _as_int(cache_creation),
             _as_int(cache_read))

@@ -129,7 +129,7 @@ def _notified(blocks: list[Block]) -> list[str]:
     ids: list[str] = []
     for block in blocks:
         text = block.text
-        if (block.kind == TEXT or block.kind == TOOL_RESULT) and "task" in text:
+        if (block.kind == TEXT or block.kind == TOOL_RESULT) and "<" in text:
             if "<task-notification>" in text:
                 ids += _NOTIFIED.findall(text)
             if "<task_id>" in text and "<status>completed</status>" in text:

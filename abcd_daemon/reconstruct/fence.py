@@ -53,7 +53,7 @@ def fenced(content: str, lang: str = "") -> tuple[str, str, str]:
     """:func:`fence` in three pieces — the opening fence line, ``content`` itself (never
     copied), the closing fence line (after a newline when ``content`` lacks its own) —
     for a writer that must not build a second copy of a long text."""
-    if "```" not in content:  # nearly always: the shortest fence
+    if "`" not in content or "```" not in content:  # nearly always: the shortest fence
         return _OPEN.get(lang) or f"```{lang}\n", content, (
             "```\n" if content.endswith("\n") else "\n```\n")
     ticks = "`" * (longest_backtick_run(content, 3) + 1)

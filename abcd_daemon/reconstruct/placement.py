@@ -36,7 +36,7 @@ from __future__ import annotations
 import ahocorasick_rs
 import msgspec
 
-from .lean import mentions_in
+from .lean import mentions_in, named_in
 from .model import TOOL_RESULT, TOOL_USE, Transcript, marked_turns
 from .selection import Thread
 
@@ -110,6 +110,10 @@ def spawn_type(raw: bytes) -> str:
     return kind if isinstance(kind, str) else ""
 
 
+#: Tool names that spawn a sub-agent (``Task`` before 2.1, ``Agent`` since).
+SPAWN_TOOLS = frozenset({"Task", "Agent"})
+
+
 class HostIndex:
     """One host thread's tool calls, tool results, notifications and progress copies,
     indexed once."""
@@ -122,6 +126,11 @@ class HostIndex:
         self.named: dict[str, tuple[int, str, str]] = {}  # agent -> (turn, call, agentType)
         self.notified: dict[str, list[tuple[int, str]]] = {}
         self.progress_call: dict[str, str] = {}
+        #: Spawning calls (:data:`SPAWN_TOOLS`): call id -> (turn, input), the last
+        #: such call of an id; and (call id, agent id, launch acknowledgement?) of each
+        #: tool result whose text names an agent (``agentId: <id>``), in order.
+        self.spawn_calls: dict[str, tuple[int, bytes]] = {}
+        self.result_names: list[tuple[str, str, bool]] = []
         for turn in marked_turns(transcript):
             for agent, when in turn.notified:
                 self.notified.setdefault(agent, []).append((turn.index, when))
@@ -129,12 +138,17 @@ class HostIndex:
                 if block.kind == TOOL_USE and block.ref:
                     self.call_turn.setdefault(block.ref, turn.index)
                     self.call_input.setdefault(block.ref, block.raw)
+                    if block.name in SPAWN_TOOLS:
+                        self.spawn_calls[block.ref] = (turn.index, block.raw)
                 elif block.kind == TOOL_RESULT and block.ref:
                     self.results.setdefault(block.ref, []).append(
                         (turn.index, block.async_ack, block.when))
                     if block.agent:
                         self.named.setdefault(block.agent,
                                               (turn.index, block.ref, block.agent_type))
+                    agent = block.named if block.line >= 0 else named_in(block.text)
+                    if agent:
+                        self.result_names.append((block.ref, agent, block.async_ack))
         for copy in transcript.progress:
             if copy.call in self.call_turn:
                 self.progress_call.setdefault(copy.agent, copy.call)

@@ -17,15 +17,11 @@ it is never part of the session's totals (a copy is never counted as usage). Pur
 
 from __future__ import annotations
 
-from .lean import named_in
-from .model import TOOL_RESULT, TOOL_USE, Progress, marked_turns
-from .placement import HostIndex, Placement, spawn_type
+from .model import Progress
+# SPAWN_TOOLS is defined with the index of a host's calls; the search index reads it here.
+from .placement import SPAWN_TOOLS, HostIndex, Placement, spawn_type  # noqa: F401
 from .schema import MissingAgent, TokenCounts
 from .selection import Thread
-
-#: Tool names that spawn a sub-agent (``Task`` before 2.1, ``Agent`` since).
-SPAWN_TOOLS = frozenset({"Task", "Agent"})
-
 
 def progress_responses(copies: list[Progress]) -> dict[str, tuple[Progress, list[int]]]:
     """The responses ``copies`` carry, by the telemetry's rule (module docstring): key
@@ -68,13 +64,9 @@ def _named_by_call(index: HostIndex, spawn_calls: set[str]) -> dict[str, str]:
     for copy in index.transcript.progress:
         if copy.call:
             named.setdefault(copy.call, copy.agent)
-    for turn in marked_turns(index.transcript):
-        for block in turn.blocks:
-            if (block.kind == TOOL_RESULT and block.ref
-                    and (block.ref in spawn_calls or block.async_ack)):
-                agent = block.named if block.line >= 0 else named_in(block.text)
-                if agent:
-                    named.setdefault(block.ref, agent)
+    for call, agent, ack in index.result_names:
+        if ack or call in spawn_calls:
+            named.setdefault(call, agent)
     return named
 
 
@@ -95,9 +87,7 @@ def missing_agents(threads: list[Thread], order: list[Thread],
         index = indexes.get(host)
         if index is None:
             index = indexes[host] = HostIndex(host_thread.transcript)
-        calls = {block.ref: (turn.index, block.raw) for turn in marked_turns(index.transcript)
-                 for block in turn.blocks
-                 if block.kind == TOOL_USE and block.name in SPAWN_TOOLS and block.ref}
+        calls = index.spawn_calls
         named = _named_by_call(index, set(calls))
         copies: dict[str, list[Progress]] = {}
         for copy in index.transcript.progress:

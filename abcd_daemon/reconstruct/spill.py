@@ -70,12 +70,39 @@ class Spill:
         self._chars = 0
 
     def copy_to(self, out) -> int:
-        """Write every piece so far to ``out``; returns the bytes written."""
+        """Write every piece so far to ``out``; returns the bytes written. Into a file
+        with a descriptor the kernel copies (``copy_file_range``), else it is read and
+        written a MiB at a time."""
         self._flush()
         size = self._file.tell()
-        self._file.seek(0)
+        done = _copy_range(self._file, out, size)
+        self._file.seek(done)
         shutil.copyfileobj(self._file, out, 1 << 20)
         return size
+
+
+def _copy_range(src, out, size: int) -> int:
+    """Copy bytes [0, size) of ``src`` to ``out`` at its position, in the kernel; how
+    many were copied (0 when ``out`` has no descriptor or the kernel cannot)."""
+    copy = getattr(os, "copy_file_range", None)
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):
+        return 0
+    if copy is None:
+        return 0
+    src.flush()
+    out.flush()
+    done = 0
+    try:
+        while done < size:
+            n = copy(src.fileno(), fd, size - done, done)
+            if n <= 0:
+                break
+            done += n
+    except OSError:  # a pipe, an append-only file, an old kernel…: copied the other way
+        pass
+    return done
 
 
 #: The read-ahead window: records are read back nearly in the order they were written.

@@ -95,6 +95,7 @@ def _copy_range(src, out, size: int) -> int:
     out.flush()
     done = 0
     try:
+        start = out.tell()
         while done < size:
             n = copy(src.fileno(), fd, size - done, done)
             if n <= 0:
@@ -102,6 +103,8 @@ def _copy_range(src, out, size: int) -> int:
             done += n
     except OSError:  # a pipe, an append-only file, an old kernel…: copied the other way
         pass
+    if done:
+        out.seek(start + done)  # where the copy left the descriptor, told to ``out`` too
     return done
 
 

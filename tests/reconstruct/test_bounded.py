@@ -138,3 +138,46 @@ def test_lines_rendered_in_pieces_as_they_are_read_write_what_the_whole_body_wri
     lane = Lane(home, repo[1])
     store(lane, SESSION, _mixed(), captured_ns=NS)
     _streamed_as_whole(lane, tmp_path, (0, 5, 8192))
+
+
+def test_the_collector_is_paused_while_a_session_is_read_and_left_as_it_was_after(
+        home, repo, monkeypatch):
+    """The cyclic collector does not walk a large session's tables as they grow: it is
+    off while the session is read and written, and as it was before once it is done —
+    on or off, however many reconstructs overlap in threads."""
+    import gc
+    import threading
+
+    from abcd_daemon.reconstruct import api
+
+    lane = Lane(home, repo[1])
+    store(lane, SESSION, _many_turns(40, 100), captured_ns=NS)
+    seen = []
+    real = api.parse_body
+    monkeypatch.setattr(api, "parse_body", lambda *a: (seen.append(gc.isenabled()), real(*a))[1])
+    opts = ReconstructOptions(session_id=SESSION, max_block_bytes=8192)
+    was = gc.isenabled()
+    try:
+        for state in (True, False):
+            (gc.enable if state else gc.disable)()
+            reconstruct(lane, opts, now_ns=NS, stream_above=0, sink=io.BytesIO())
+            assert gc.isenabled() is state
+        assert seen == [False, False]
+        gc.enable()
+        inside, leave = threading.Event(), threading.Event()
+
+        def other():
+            with api.collector_paused():
+                inside.set()
+                leave.wait(10)
+
+        thread = threading.Thread(target=other)
+        thread.start()
+        inside.wait(10)
+        with api.collector_paused():
+            leave.set()
+            thread.join(10)
+            assert not gc.isenabled()  # the other thread's end does not turn it on
+        assert gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()

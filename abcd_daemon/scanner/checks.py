@@ -202,9 +202,17 @@ def prose_secret(buf, m, ctx) -> bool:
     return looks_secret(value) and re.search(rb"[0-9]|[^A-Za-z0-9]", value) is not None
 
 
+#: The flag and at most a quote before the value: ``-pVALUE``, ``-p'VALUE'``.
+_GLUED_FLAG = re.compile(rb"-[paP]\\{0,3}[\"'`]?$")
+
+
 def cli_password(buf, m, ctx) -> bool:
-    """A client's password flag: short passwords count, a port number does not."""
-    return looks_secret(m.group(1), min_len=4)
+    """A client's password flag: short passwords count, a port number does not. A
+    value glued to its flag is a password whatever its shape (``mysql -p app`` names
+    a database, ``-papp`` is a password), so only the shape gate's placeholders,
+    references and numbers (``psql -p5432``, a port) pass it."""
+    glued = _GLUED_FLAG.search(buf, m.start(), m.start(1)) is not None
+    return looks_secret(m.group(1), min_len=4, shape=not glued)
 
 
 def token_shaped(buf, m, ctx) -> bool:

@@ -161,7 +161,7 @@ class Scanner:
         spaced_c: list[tuple[int, str]] = []
         raw_c: list[tuple[int, str]] = []
         for i, r in enumerate(self.rules):
-            if not gated or not r.regex:
+            if not gated or not r.regex or not r.gated:
                 continue
             if r.source in GATED_SOURCES:
                 spaced_c.append((i, r.gate or r.regex))

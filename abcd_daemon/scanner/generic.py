@@ -102,8 +102,10 @@ GENERIC_RULES: tuple[Rule, ...] = (
         regex=r"(?i)(?:" + "|".join(_CLIENTS) + r")[a-z0-9_-]*[^\n|;&]{0,200}?[ \t](?:-p|-a|-P)[ \t]?"
               + _Q + r"""([^\s"'`\\|;&]{4,128})""",
         group=1, reach=420, boundary="word", check="cli_password", source=GENERIC_SOURCE,
-        positive=("mysql -u root -pZq8mR2kW4 app", "sshpass -p 'Tr0ub4dor77' ssh host", "redis-cli -a s3cr3tPw9 ping"),
-        negative=("mysql -u root -p app", "mysql -P 3306 -h db", "psql -p 5432 -U app"),
+        positive=("mysql -u root -pZq8mR2kW4 app", "sshpass -p 'Tr0ub4dor77' ssh host", "redis-cli -a s3cr3tPw9 ping",
+                  "mysql -u root -pRcYpIffRWGpCnc app", "mysql -uroot -p'CorrectHorseBattery' app"),
+        negative=("mysql -u root -p app", "mysql -P 3306 -h db", "psql -p 5432 -U app", "psql -p5432 -U app",
+                  "mysql -u root -p$MYSQL_PWD app", "mysql -uroot -p'${DB_PASSWORD}' app", "mysql -u root -pxxxx app"),
     ),
     Rule(
         name="bearer_token", kind="secret:bearer", severity=WARN, keywords=("bearer ",),
@@ -146,7 +148,9 @@ GENERIC_RULES: tuple[Rule, ...] = (
         name="bare_token", kind="token:bare", severity=WARN, keywords=(),
         regex=r"(?:^|[\s\"'`(\[=:,>|])([A-Za-z0-9](?:[A-Za-z0-9+/_\-.]*(?:[A-Z][A-Za-z0-9+/_\-.]*[0-9]|[0-9][A-Za-z0-9+/_\-.]*[A-Z]))[A-Za-z0-9+/_\-.]*[A-Za-z0-9]={0,2})(?:$|[\s\"'`),\]<;&|}\\])",
         group=1, boundary="", check="bare_random", source=GENERIC_SOURCE, longest=MAX_BARE + 2,
-        refused_leads=HARNESS_ID_PREFIXES,
+        # Ungated: its pattern matches on 91% of the bench transcript's lines (harness
+        # ids are on every one), and it was a third of the gate's time.
+        refused_leads=HARNESS_ID_PREFIXES, gated=False,
         positive=("LTAIfCsdybRXMAXPn4hHNyY2  (created today)", 'client = Client("fnAOa6YQn0GWj_F-2mDgfuWxW4ruuuupTIAyD4d3")',
                   "- IQoJb3JpZ2luX2VjD2ICGWSOhEpy633JlbatN2wVXjj9/0KVxipuMVsdENLd2rMH54ZzwK0zHn9lQTWkCv/yzDefJR"),
         negative=('"signature":"EqQBCkYIBxgCKkB1d2vZx7Qk3mP9sT2uV8wY4zA6bC"', "see /work/main/abcd_daemon/scanner/engine.py",

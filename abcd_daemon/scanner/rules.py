@@ -108,6 +108,10 @@ class Rule:
     #: pass nearly every line: it must match, on its line, every match the rule's
     #: ``check`` can accept (``engine``; tested by ``test_gate``).
     gate: str = ""
+    #: False: the rule is left out of the gate and searched over every line. For a
+    #: keyword-less rule whose pattern matches on nearly every transcript line, the
+    #: gate would spend one of its costliest patterns to spare almost no line.
+    gated: bool = True
     #: A keyword-less rule's match longer than this many bytes is no candidate: it is
     #: skipped before its groups are read (a 200 KB base64 image is not a token, and
     #: reading its groups costs more than the whole line's scan). 0: no limit.

@@ -121,14 +121,17 @@ def _classes(v: bytes) -> int:
 
 
 @functools.lru_cache(maxsize=8192)  # pure; rules that share a value ask twice
-def looks_secret(value: bytes, min_len: int = 8) -> bool:
-    """The generic gate: ``value`` (taken after a secret-ish name) is worth masking."""
+def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True) -> bool:
+    """The generic gate: ``value`` (taken after a secret-ish name) is worth masking.
+    ``shape=False`` is for a context that says the value is a password whatever it
+    looks like (``mysql -pVALUE``): only placeholders, literals, numbers, paths,
+    references and runs of one or two characters pass; a word is masked."""
     v = value.strip(b"'\"`")
     if b"%" in v:  # judged as it reads: a percent-encoded ${VAR} is still a reference
         v = urllib.parse.unquote_to_bytes(v)
     if len(v) < min_len or is_placeholder(v) or v.lower() in _LITERALS:
         return False
-    if _NUMBERISH.fullmatch(v) or _WORDISH.fullmatch(v):
+    if _NUMBERISH.fullmatch(v) or (shape and _WORDISH.fullmatch(v)):
         return False
     if v[:1] in b"/~.:" or b"://" in v or v.startswith(b"file:"):
         return False  # a path or a URL (URL credentials are their own rule)
@@ -136,6 +139,8 @@ def looks_secret(value: bytes, min_len: int = 8) -> bool:
         return False  # os.environ, getApiKey(), self.token
     if v[:2] in (b"$(", b"${", b"%(") or v.startswith((b"ssh-", b"ecdsa-", b"sk-ssh-")):
         return False  # a command substitution, or a public key's algorithm name
+    if not shape:
+        return v[:1] not in b"$<{" and len(set(v)) > 2
     classes = _classes(v)
     h = entropy(v)
     if len(v) >= 20:

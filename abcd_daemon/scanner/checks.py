@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from . import network
 from .shapes import bare_random, prefixed_body
-from .values import HARNESS_ID_PREFIXES, bad_checksum, is_placeholder, looks_secret, random_shaped
+from .values import HARNESS_ID_PREFIXES, bad_checksum, is_placeholder, looks_secret, random_letters, random_shaped
 from .escapes import ALNUM, boundary_after, boundary_before
 
 _SEGMENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -88,7 +88,7 @@ def password_value(buf, m, ctx) -> bool:
         return False  # "password": 12345678 — a JSON number or literal, not a string
     if value.lower() in _PLACEHOLDER_VALUES or len(set(value)) <= 2:
         return False  # a placeholder, or a mask like ******** / xxxxxxxx
-    if _IDENT.fullmatch(value) and not re.search(rb"[0-9]", value):
+    if _IDENT.fullmatch(value) and not re.search(rb"[0-9]", value) and not random_letters(value):
         return False  # an identifier or attribute: password=password_input, os.environ
     return True
 

@@ -224,6 +224,20 @@ GENERIC_RULES: tuple[Rule, ...] = (
         negative=("login with admin / the usual one", "sign in with Google / GitHub"),
     ),
     Rule(
+        # An XML element named for a secret (Maven's settings.xml, .NET and Java
+        # configs): <password>…</password>, <apiKey>…</apiKey>, <ns:clientSecret>.
+        name="xml_secret_element", kind="secret:xml_element", severity=WARN,
+        keywords=("password>", "passwd>", "pwd>", "secret>", "token>", "apikey>", "api_key>", "accesskey>",
+                  "access_key>", "privatekey>", "private_key>", "credential>", "credentials>"),
+        regex=r"(?i)<[a-z0-9_.:\-]{0,40}(?:password|passwd|pwd|secret|token|api_?key|access_?key|private_?key|"
+              r"credentials?)>([^<>\s\"'`\\]{4,256})</",
+        group=1, back=64, reach=320, boundary="", check="secret_value", source=GENERIC_SOURCE,
+        positive=("<password>Sg4Mu8vR1oCZ29kf</password>", "<server><id>nexus</id><password>YfKlcxDMPYIyOZcN</password>",
+                  '<add key="x"/><clientSecret>q3IEZYdwomhI40hkpY</clientSecret>'),
+        negative=("<password>${env.NEXUS_PASSWORD}</password>", "<token>true</token>", "<apiKey>your-api-key</apiKey>",
+                  "<key>CFBundleName</key>"),
+    ),
+    Rule(
         name="jwt_base64", kind="token:jwt_base64", severity=WARN, keywords=("zxlk",),
         regex=r"ZXlK[A-Za-z0-9+/]{60,}={0,2}", boundary="word", reach=16384, source=GENERIC_SOURCE,
         positive=("ZXlKaGJHY2lPaUpJVXpJMU5pSjkuZXlKemRXSWlPaUl4TWpNME5UWTNPRGt3SW4wLmRvempnTnJ5UDRKM2pWbU5IbDB3NQ==",),

@@ -287,9 +287,10 @@ BUNDLED_RULES: tuple[Rule, ...] = (
         # gated without its stars-only values (abcd's own mask, never a finding)
         gate=r"""(?i:password|passwd)(?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?[^\s"'\\<>{}()\[\]$,;`]*[^\s"'\\<>{}()\[\]$,;`*]""",
         group=1, boundary="", check="password_value", search="neighbourhood",
-        positive=("password=hunter2!x", 'DB_PASSWORD: "s3cr3t-Pa55"', '{"cmd":"mysql --password=Tr0ub4dor&3"}'),
+        positive=("password=hunter2!x", 'DB_PASSWORD: "s3cr3t-Pa55"', '{"cmd":"mysql --password=Tr0ub4dor&3"}',
+                  "PGPASSWORD=YfKlcxDMPYIyOZcN psql -h db"),
         negative=("password=password_input", "password: ${DB_PASSWORD}", "password = os.environ", '{"password": -10000}',
-                  "password=********", "password = <your-password>"),
+                  "password=********", "password = <your-password>", "password=getPasswordFromEnv"),
     ),
     Rule(
         # Beyond the reference: credentials in a URL's userinfo (scheme://user:pass@host).

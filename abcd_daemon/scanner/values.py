@@ -120,6 +120,23 @@ def _classes(v: bytes) -> int:
             + (len(v.translate(None, _DIGITS)) < n) + (len(v.translate(None, _ALNUM_BYTES)) > 0))
 
 
+_CASE_RUN = re.compile(rb"[a-z]+|[A-Z]+")
+
+
+def random_letters(v: bytes) -> bool:
+    """12+ letters of both cases with no lower-case run of 6 and at least two lone
+    lower-case letters between capitals (``YfKlcxDMPYIyOZcN``): a random password
+    without a digit. Words and identifiers, camelCase or not, put two or more
+    lower-case letters after each capital (``getPasswordFromEnv``, ``ApiTokenValue``,
+    ``XMLHttpRequest``)."""
+    if len(v) < 12 or not v.isalpha() or v.islower() or v.isupper():
+        return False
+    lower = [r for r in _CASE_RUN.findall(v) if r.islower()]
+    if any(len(r) >= 6 for r in lower) or sum(len(r) == 1 for r in lower) < 2:
+        return False
+    return entropy(v) >= 3.2
+
+
 @functools.lru_cache(maxsize=8192)  # pure; rules that share a value ask twice
 def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True) -> bool:
     """The generic gate: ``value`` (taken after a secret-ish name) is worth masking.
@@ -131,7 +148,7 @@ def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True) -> bool:
         v = urllib.parse.unquote_to_bytes(v)
     if len(v) < min_len or is_placeholder(v) or v.lower() in _LITERALS:
         return False
-    if _NUMBERISH.fullmatch(v) or (shape and _WORDISH.fullmatch(v)):
+    if _NUMBERISH.fullmatch(v) or (shape and _WORDISH.fullmatch(v) and not random_letters(v)):
         return False
     if v[:1] in b"/~.:" or b"://" in v or v.startswith(b"file:"):
         return False  # a path or a URL (URL credentials are their own rule)
@@ -147,7 +164,7 @@ def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True) -> bool:
         return h >= 3.0 and classes >= 2
     if len(v) < 12 and (h < 2.8 or not _DIGIT.search(v)):
         return False  # short and repetitive (v2:hash0), or short without a digit (ul#models)
-    return classes >= 2 and h >= 2.5 and _DIGIT_OR_SYMBOL.search(v) is not None
+    return classes >= 2 and h >= 2.5 and (_DIGIT_OR_SYMBOL.search(v) is not None or random_letters(v))
 
 
 #: A token's lead: its first run of 1-16 letters and digits and the ``_``/``-`` after it

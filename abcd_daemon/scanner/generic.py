@@ -81,7 +81,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
         group=1, back=80, reach=420, boundary="", check="not_public", source=GENERIC_SOURCE, search="neighbourhood",
         positive=("DB_PASS=hunter2-Xk29!q", f"export STRIPE_KEY={_A40}", f'{{"api_key": "{_A40}"}}',
                   f'{{"t":"{{\\"client_secret\\": \\"{_A40}\\"}}"}}', f"aws_secret: {_A40}",
-                  f"Server=db;Uid=app;Pwd=Zq8!mR2#kW;", f"DefaultEndpointsProtocol=https;AccountKey={_A40}==;",
+                  "Server=db;Uid=app;Pwd=Zq8!mR2#kW;", f"DefaultEndpointsProtocol=https;AccountKey={_A40}==;",
                   f"https://api.x.io/v1?api_key={_A40}&q=1"),
         negative=("password_policy=strict", "token_count=1024", "api_version: 2024-01-01", "auth: true",
                   "API_KEY=${API_KEY}", "api_key=your_api_key_here", "password = os.environ",

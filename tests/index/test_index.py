@@ -341,6 +341,38 @@ def test_turns_ranked_equal_are_listed_oldest_first_and_a_limit_keeps_the_oldest
         assert len({h.score for h in hits}) == 1 and all("[zebras]" in h.snippet for h in hits)
 
 
+def test_each_hit_carries_the_snippet_fts5_makes_for_its_turn_alone_in_rank_order(home, repo):
+    """The hits' snippets are made in one pass over the ranked turns' span: each one
+    is the snippet FTS5 makes for that turn looked up by itself, in rank order, and a
+    turn a sync dropped after the ranking is left out."""
+    from abcd_daemon.index import query
+
+    from ..reconstruct.real import store
+
+    lane = Lane(home, repo[1])
+    filler = " ".join(f"word{i}" for i in range(60))
+    for n in range(12):  # the word at different depths and counts: different scores and snippets
+        text = f"{filler} " * (n % 4) + "the heron " * (1 + n % 3) + filler
+        line = {"type": "user", "uuid": f"u{n}", "timestamp": f"2026-11-{n + 1:02d}T10:00:00Z",
+                "message": {"role": "user", "content": text}}
+        store(lane, f"s{n:02d}", json.dumps(line).encode() + b"\n", captured_ns=(1_790_000_000 + n) * 10**9)
+    conn = connect(home)
+    sync(conn, home)
+    hits = search(conn, "heron", Filters(limit=8))
+    assert len(hits) == 8
+    assert [h.score for h in hits] == sorted(h.score for h in hits)
+    for h in hits:
+        [(alone,)] = conn.execute(
+            "SELECT snippet(turn_text, 0, '[', ']', '…', 16) FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
+            " WHERE turn_text MATCH 'heron' AND t.session_id = ? AND t.turn = ?", (h.session_id, h.turn)).fetchall()
+        assert h.snippet == alone.replace("\n", " ") and "[heron]" in h.snippet
+    ranked = conn.execute("SELECT rowid, bm25(turn_text) FROM turn_text WHERE turn_text MATCH 'heron'"
+                          " ORDER BY bm25(turn_text) LIMIT 3").fetchall()
+    gone = ranked[1][0] + 10_000  # a turn ranked, then dropped by a sync
+    kept = query._hits(conn, "heron", [ranked[0], (gone, ranked[1][1]), ranked[2]])
+    assert [h.score for h in kept] == [round(ranked[0][1], 3), round(ranked[2][1], 3)]
+
+
 def test_an_update_applies_the_named_record_files_alone_without_listing_the_directory(home, repo, monkeypatch):
     """The drain's update: told which files it stored and superseded, it indexes the
     new one and drops the retired one, a ``stat`` each; a file it is not told of waits

@@ -33,13 +33,15 @@ def _count_syncs(monkeypatch) -> list:
     return calls
 
 
-def _prompt(lane: Lane, session: str, words: str) -> None:
+def _prompt(lane: Lane, session: str, words: str):
     line = {"type": "user", "uuid": "u1", "timestamp": "2026-11-30T10:00:00Z",
             "message": {"role": "user", "content": words}}
-    store(lane, session, json.dumps(line).encode() + b"\n", captured_ns=1_790_000_000 * 10**9)
+    return store(lane, session, json.dumps(line).encode() + b"\n", captured_ns=1_790_000_000 * 10**9)
 
 
-def test_a_read_syncs_a_lane_only_when_its_records_changed(home, repo, monkeypatch):
+def _level_keeper(home, repo, monkeypatch) -> tuple[Lane, list, IndexKeeper]:
+    """A lane of one real session, quiet, and a keeper that synced it (its full syncs
+    counted)."""
     lane = Lane(home, repo[1])
     store_session(lane, main_threads()[0])
     _quiet(lane)
@@ -47,6 +49,11 @@ def test_a_read_syncs_a_lane_only_when_its_records_changed(home, repo, monkeypat
     k = IndexKeeper(home)
     k.sync(None)
     assert len(calls) == 1
+    return lane, calls, k
+
+
+def test_a_read_syncs_a_lane_only_when_its_records_changed(home, repo, monkeypatch):
+    lane, calls, k = _level_keeper(home, repo, monkeypatch)
     for _ in range(3):  # quiet: one stat each, no sync
         assert k.read((lane.root_sha,), lambda conn: search(conn, "the", Filters(limit=1)))
     assert len(calls) == 1
@@ -104,16 +111,9 @@ def test_a_drain_update_indexes_its_files_and_a_read_still_syncs_what_was_writte
         home, repo, monkeypatch):
     from abcd_daemon.store.record import record_filename
 
-    lane = Lane(home, repo[1])
-    store_session(lane, main_threads()[0])
-    _quiet(lane)
-    calls = _count_syncs(monkeypatch)
-    k = IndexKeeper(home)
-    k.sync(None)
+    lane, calls, k = _level_keeper(home, repo, monkeypatch)
     assert k.read((), lambda conn: search(conn, "the", Filters(limit=1)))  # level: no sync
-    line = {"type": "user", "uuid": "u1", "timestamp": "2026-11-30T10:00:00Z",
-            "message": {"role": "user", "content": "a capybaraloch prompt"}}
-    drained = store(lane, "drained", json.dumps(line).encode() + b"\n", captured_ns=1_790_000_000 * 10**9)
+    drained = _prompt(lane, "drained", "a capybaraloch prompt")
     _prompt(lane, "behind", "an ocelotbadger appears")  # not named to the update
     assert k.update({lane.root_sha: [record_filename(drained)]}) == (1, 0)
     assert len(calls) == 1  # no full sync for the drain's update

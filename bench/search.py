@@ -153,10 +153,12 @@ def main() -> None:
             updates += [lane.records / n for n in names]
             t = time.perf_counter()
             if side == "update":
-                keeper.update({lane.root_sha: names})
+                done = keeper.update({lane.root_sha: names})
             else:
-                sync(conn, home, lanes=[lane])
+                done = sync(conn, home, lanes=[lane])
             times.append((time.perf_counter() - t) * 1000)
+            if done != (1, 0):
+                raise SystemExit(f"the {side} indexed {done} (records, dropped), not the one new record")
     keeper.close()
     print(f"update         {UPDATES} records of 1 MB, the drain's update each: median {median(update_ms):.0f} ms, "
           f"max {max(update_ms):.0f} ms; a full scan of the lane instead: median {median(full_ms):.0f} ms, "

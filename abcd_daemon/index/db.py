@@ -180,7 +180,7 @@ def update(conn: sqlite3.Connection, lane: Lane, names: Iterable[str],
         path = os.path.join(lane.records, name)
         try:
             st = os.stat(path, follow_symlinks=False)
-        except OSError:
+        except (OSError, ValueError):  # gone (or a name no file can have)
             st = None
         if st is None or not stat.S_ISREG(st.st_mode) or not _changed(lane, path, st, have.get(name), todo):
             if name in have:

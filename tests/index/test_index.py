@@ -407,7 +407,7 @@ def test_an_update_applies_the_named_record_files_alone_without_listing_the_dire
     assert search(conn, "wombatfjord") == []
     assert db.update(conn, lane, [new]) == (0, 0)  # level: nothing to do
     (lane.records / new).write_bytes(b"no longer a record")  # unreadable: its rows go
-    assert db.update(conn, lane, [new, "../escape.md", ".hidden.md"]) == (0, 1)
+    assert db.update(conn, lane, [new, "../escape.md", ".hidden.md", "nul\0byte.md"]) == (0, 1)
     monkeypatch.undo()
     assert sync(conn, home) == (1, 0)  # the full sync finds the file nobody named
     assert [h.session_id for h in search(conn, "wombatfjord")] == ["s2"]

@@ -9,7 +9,8 @@ Contracts:
   changed, by the file's identity — inode, size, mtime: a record is never modified
   in place — reading only those files' headers; drops rows of records that are gone): run
   at start it repairs whatever a crash between a record write and its rows left,
-  and :func:`rebuild` is ``sync`` from an empty database;
+  and :func:`rebuild` is ``sync`` from an empty database; :func:`update` does the
+  same for named record files only (the drain's update: no directory listing);
 - responses are keyed by ``(session_id, response_id)``: a response copied into
   another thread of the same session is counted once, as telemetry counts it;
 - the file is created owner-only inside the verified abcd home; a database that
@@ -143,7 +144,6 @@ def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | 
     lanes = list_lanes(home) if lanes is None else lanes
     rows = conn.execute("SELECT name, root, ino, size, mtime_ns FROM records").fetchall()
     owner = {row[0]: row[1] for row in rows}
-    indexed = set(owner)
     have = {name: (ino, size, mtime) for name, root, ino, size, mtime in rows if scope is None or root in scope}
     todo = []
     seen = set()
@@ -151,18 +151,61 @@ def sync(conn: sqlite3.Connection, home, progress: Callable[[int, int], None] | 
         for name, path, st in scan_files(lane):
             if owner.get(name, lane.root_sha) != lane.root_sha:
                 continue  # a file of this name is indexed for another lane: it stays that lane's
-            ident = file_identity(st)
-            if have.get(name) == ident:  # the file it was derived from: unchanged
+            if _changed(lane, path, st, have.get(name), todo):
                 seen.add(name)
-                continue
-            try:
-                rec = cached_header(path, st)
-            except (OSError, ReadRefused, RecordFormatError):  # unreadable: its rows go
-                continue
-            seen.add(name)
-            todo.append((lane, rec, ident))
-    todo.sort(key=lambda item: (item[1].captured_ns, item[1].name))  # oldest first: ids grow with time
     gone = [n for n in have if n not in seen]
+    return _apply(conn, todo, gone, set(owner), progress)
+
+
+def update(conn: sqlite3.Connection, lane: Lane, names: Iterable[str],
+           progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
+    """Bring the rows of the record files ``names`` of ``lane`` level with the disk,
+    as :func:`sync` would, looking at those files only (a ``stat`` each; the records
+    directory is not listed): the drain's update after a pass, which knows the files
+    it stored and superseded. A file that is gone or unreadable has its rows dropped;
+    a name indexed for another lane is left to it; ``(indexed, dropped)``. Whatever
+    else changed on disk is :func:`sync`'s (at start, on a read of a changed lane)."""
+    names = sorted({n for n in names if n.endswith(".md") and not n.startswith(".") and "/" not in n})
+    rows = []
+    for at in range(0, len(names), 500):
+        part = names[at:at + 500]
+        rows += conn.execute("SELECT name, root, ino, size, mtime_ns FROM records WHERE name IN "
+                             f"({','.join('?' * len(part))})", part).fetchall()
+    owner = {row[0]: row[1] for row in rows}
+    have = {name: (ino, size, mtime) for name, root, ino, size, mtime in rows if root == lane.root_sha}
+    todo, gone = [], []
+    for name in names:
+        if owner.get(name, lane.root_sha) != lane.root_sha:
+            continue
+        path = os.path.join(lane.records, name)
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except (OSError, ValueError):  # gone (or a name no file can have)
+            st = None
+        if st is None or not stat.S_ISREG(st.st_mode) or not _changed(lane, path, st, have.get(name), todo):
+            if name in have:
+                gone.append(name)
+    return _apply(conn, todo, gone, set(owner), progress)
+
+
+def _changed(lane: Lane, path: str, st: os.stat_result, had, todo: list) -> bool:
+    """Queue the record file at ``path`` on ``todo`` unless its identity is ``had``
+    (the file its rows were derived from); False when its header cannot be read."""
+    ident = file_identity(st)
+    if had == ident:  # unchanged
+        return True
+    try:
+        rec = cached_header(path, st)
+    except (OSError, ReadRefused, RecordFormatError):  # unreadable: its rows go
+        return False
+    todo.append((lane, rec, ident))
+    return True
+
+
+def _apply(conn: sqlite3.Connection, todo: list, gone: list[str], indexed: set[str],
+           progress) -> tuple[int, int]:
+    """Drop the rows of ``gone``, then write ``todo`` oldest first (ids grow with time)."""
+    todo.sort(key=lambda item: (item[1].captured_ns, item[1].name))
     for name in gone:
         remove(conn, name)
     if not todo:

@@ -6,7 +6,11 @@ the event loop). Contracts:
 
 - :meth:`IndexKeeper.sync` brings lanes level (every lane when ``roots`` is None),
   under one write lock; the drain loop calls it at start (the repair of a crash
-  between a record write and its rows) and after each pass that stored;
+  between a record write and its rows);
+- :meth:`IndexKeeper.update` brings named record files level (the drain loop's call
+  after a pass that stored: the files it stored and superseded, a ``stat`` each, no
+  directory listed); it leaves the lanes' level marks alone, so a record written
+  behind the daemon's back meanwhile is still found by the next read's sync;
 - :meth:`IndexKeeper.read` runs a query on this thread's reader connection after
   making the lanes it reads level: a lane whose records directory has not changed
   since a sync found it quiet costs one ``stat``, so a record written behind the
@@ -26,7 +30,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TypeVar
 
 from ..paths import Home
@@ -84,6 +88,17 @@ class IndexKeeper:
             else:
                 self._level.pop(root, None)
         return result
+
+    def update(self, changed: Mapping[str, Iterable[str]]) -> tuple[int, int]:
+        """Bring the record files ``changed`` names (root → file names) level;
+        ``(indexed, dropped)``."""
+        indexed = dropped = 0
+        with self._write:
+            conn = self._writer_conn()
+            for root in sorted(changed):
+                n, d = db.update(conn, Lane(self.home, root), changed[root])
+                indexed, dropped = indexed + n, dropped + d
+        return indexed, dropped
 
     def refresh(self) -> tuple[int, int]:
         """Sync every lane whose records changed since it was last level (after a

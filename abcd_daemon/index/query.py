@@ -13,7 +13,8 @@ Contracts:
   turns (under its filters) is ranked among its newest ``f.window`` matches: a word
   in half the corpus answers in milliseconds, and what it finds is recent;
 - the hits are ranked first and only those returned get a snippet (FTS5's snippet
-  depends on the turn's text and the query alone: the same one either way); a
+  depends on the turn's text and the query alone: the same one either way), all in
+  one pass over the span of rowids the ranking read; a
   window of newest matches is read and scored in one pass, an unfiltered one without
   joining each candidate's turn row.
 """
@@ -69,8 +70,7 @@ def _run(conn: sqlite3.Connection, match: str, f: Filters) -> list[Hit]:
             "SELECT turn_text.rowid, bm25(turn_text) FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
             f" WHERE {' AND '.join(where)} ORDER BY bm25(turn_text), t.when_ns LIMIT ?",
             [*args, limit]).fetchall()
-    hits = (_hit(conn, match, rowid, score) for rowid, score in ranked)
-    return [h for h in hits if h is not None]
+    return _hits(conn, match, ranked)
 
 
 #: A window up to this many matches is ranked by :func:`_rank_newest` (its turns are
@@ -105,22 +105,34 @@ def _rank_newest(conn: sqlite3.Connection, where: list[str], args: list, window:
     return chosen[:limit]
 
 
-#: One ranked turn with its snippet (what FTS5's snippet() picks depends on that
-#: turn's text and the query alone, not on the other matches: the same snippet).
-_HIT_SQL = ("SELECT t.session_id, t.root, t.thread, t.agent_type, t.turn, t.role, t.when_ns,"
-            " snippet(turn_text, 0, '[', ']', '…', 16)"
-            " FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
-            " WHERE turn_text MATCH ? AND turn_text.rowid = ?")
+#: The ranked turns with their snippets, in one pass of FTS5 over the rowids from the
+#: lowest ranked to the highest (``rowid + 0 IN``: a filter, not a rowid lookup per
+#: turn — each lookup seeks every term in every segment again, and twenty of them cost
+#: several times the pass). The ranking read every match in that span already, so the
+#: pass never reads more than it did. What FTS5's snippet() picks depends on the turn's
+#: text and the query alone, not on the other matches: the same snippet either way.
+_HITS_SQL = ("SELECT turn_text.rowid, t.session_id, t.root, t.thread, t.agent_type, t.turn, t.role, t.when_ns,"
+             " snippet(turn_text, 0, '[', ']', '…', 16)"
+             " FROM turn_text CROSS JOIN turns t ON t.id = turn_text.rowid"
+             " WHERE turn_text MATCH ? AND turn_text.rowid BETWEEN ? AND ? AND turn_text.rowid + 0 IN ({})")
 
 
-def _hit(conn: sqlite3.Connection, match: str, rowid: int, score: float) -> Hit | None:
-    """The hit of turn ``rowid`` (None: a sync dropped it since it was ranked)."""
-    row = conn.execute(_HIT_SQL, (match, rowid)).fetchone()
-    if row is None:
-        return None
-    s, root, thread, atype, turn, role, when, snip = row
-    return Hit(s, root, thread or "main", atype or ("main" if not thread else ""), turn, role,
-               _when(when), snip.replace("\n", " "), round(score, 3))
+def _hits(conn: sqlite3.Connection, match: str, ranked: list[tuple[int, float]]) -> list[Hit]:
+    """The hits of the ``ranked`` turns, in their order (a turn a sync dropped since it
+    was ranked is left out)."""
+    if not ranked:
+        return []
+    ids = [rowid for rowid, _score in ranked]
+    rows = {row[0]: row[1:] for row in conn.execute(
+        _HITS_SQL.format(",".join("?" * len(ids))), (match, min(ids), max(ids), *ids))}
+    hits = []
+    for rowid, score in ranked:
+        row = rows.get(rowid)
+        if row is not None:
+            s, root, thread, atype, turn, role, when, snip = row
+            hits.append(Hit(s, root, thread or "main", atype or ("main" if not thread else ""), turn, role,
+                            _when(when), snip.replace("\n", " "), round(score, 3)))
+    return hits
 
 
 def _where(match: str, f: Filters) -> tuple[list[str], list]:

@@ -141,6 +141,7 @@ def drain_entry(lane: Lane, name: str, *, scanners, config: Config, now_ns: int,
     return EntryOutcome(
         status="stored" if result.wrote else "already-stored",
         record=result.record,
+        superseded=result.superseded,
         extended=longer is not None,
         bytes=longer if longer is not None else staged_len,
     )

@@ -30,6 +30,8 @@ class EntryOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     status: str
     record: Record | None = None
+    #: names of the records the stored one superseded (retired from the lane)
+    superseded: list[str] = []
     failure: DrainFailure | None = None
     extended: bool = False
     bytes: int = 0

@@ -161,7 +161,7 @@ class Scanner:
         spaced_c: list[tuple[int, str]] = []
         raw_c: list[tuple[int, str]] = []
         for i, r in enumerate(self.rules):
-            if not gated or not r.regex:
+            if not gated or not r.regex or not r.gated:
                 continue
             if r.source in GATED_SOURCES:
                 spaced_c.append((i, r.gate or r.regex))
@@ -425,6 +425,11 @@ class Scanner:
             value = buf[span[0] : span[1]]
             if already_masked(value) or (c.check is not None and not c.check(buf, m, ctx)) \
                     or is_placeholder(value):
+                # A rejected value may itself open a match (``-genkey -storepass X``:
+                # ``-storepass`` was the rejected value of ``-genkey``): look again
+                # from it, not from the match's end.
+                if span[0] > m.start():
+                    pos = span[0]
                 continue
             out.append((span[0], span[1], ci, None))
             ends[span[1]] = (span[0], rank)

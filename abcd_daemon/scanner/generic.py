@@ -81,7 +81,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
         group=1, back=80, reach=420, boundary="", check="not_public", source=GENERIC_SOURCE, search="neighbourhood",
         positive=("DB_PASS=hunter2-Xk29!q", f"export STRIPE_KEY={_A40}", f'{{"api_key": "{_A40}"}}',
                   f'{{"t":"{{\\"client_secret\\": \\"{_A40}\\"}}"}}', f"aws_secret: {_A40}",
-                  f"Server=db;Uid=app;Pwd=Zq8!mR2#kW;", f"DefaultEndpointsProtocol=https;AccountKey={_A40}==;",
+                  "Server=db;Uid=app;Pwd=Zq8!mR2#kW;", f"DefaultEndpointsProtocol=https;AccountKey={_A40}==;",
                   f"https://api.x.io/v1?api_key={_A40}&q=1"),
         negative=("password_policy=strict", "token_count=1024", "api_version: 2024-01-01", "auth: true",
                   "API_KEY=${API_KEY}", "api_key=your_api_key_here", "password = os.environ",
@@ -102,8 +102,10 @@ GENERIC_RULES: tuple[Rule, ...] = (
         regex=r"(?i)(?:" + "|".join(_CLIENTS) + r")[a-z0-9_-]*[^\n|;&]{0,200}?[ \t](?:-p|-a|-P)[ \t]?"
               + _Q + r"""([^\s"'`\\|;&]{4,128})""",
         group=1, reach=420, boundary="word", check="cli_password", source=GENERIC_SOURCE,
-        positive=("mysql -u root -pZq8mR2kW4 app", "sshpass -p 'Tr0ub4dor77' ssh host", "redis-cli -a s3cr3tPw9 ping"),
-        negative=("mysql -u root -p app", "mysql -P 3306 -h db", "psql -p 5432 -U app"),
+        positive=("mysql -u root -pZq8mR2kW4 app", "sshpass -p 'Tr0ub4dor77' ssh host", "redis-cli -a s3cr3tPw9 ping",
+                  "mysql -u root -pRcYpIffRWGpCnc app", "mysql -uroot -p'CorrectHorseBattery' app"),
+        negative=("mysql -u root -p app", "mysql -P 3306 -h db", "psql -p 5432 -U app", "psql -p5432 -U app",
+                  "mysql -u root -p$MYSQL_PWD app", "mysql -uroot -p'${DB_PASSWORD}' app", "mysql -u root -pxxxx app"),
     ),
     Rule(
         name="bearer_token", kind="secret:bearer", severity=WARN, keywords=("bearer ",),
@@ -146,7 +148,9 @@ GENERIC_RULES: tuple[Rule, ...] = (
         name="bare_token", kind="token:bare", severity=WARN, keywords=(),
         regex=r"(?:^|[\s\"'`(\[=:,>|])([A-Za-z0-9](?:[A-Za-z0-9+/_\-.]*(?:[A-Z][A-Za-z0-9+/_\-.]*[0-9]|[0-9][A-Za-z0-9+/_\-.]*[A-Z]))[A-Za-z0-9+/_\-.]*[A-Za-z0-9]={0,2})(?:$|[\s\"'`),\]<;&|}\\])",
         group=1, boundary="", check="bare_random", source=GENERIC_SOURCE, longest=MAX_BARE + 2,
-        refused_leads=HARNESS_ID_PREFIXES,
+        # Ungated: its pattern matches on 91% of the bench transcript's lines (harness
+        # ids are on every one), and it was a third of the gate's time.
+        refused_leads=HARNESS_ID_PREFIXES, gated=False,
         positive=("LTAIfCsdybRXMAXPn4hHNyY2  (created today)", 'client = Client("fnAOa6YQn0GWj_F-2mDgfuWxW4ruuuupTIAyD4d3")',
                   "- IQoJb3JpZ2luX2VjD2ICGWSOhEpy633JlbatN2wVXjj9/0KVxipuMVsdENLd2rMH54ZzwK0zHn9lQTWkCv/yzDefJR"),
         negative=('"signature":"EqQBCkYIBxgCKkB1d2vZx7Qk3mP9sT2uV8wY4zA6bC"', "see /work/main/abcd_daemon/scanner/engine.py",
@@ -218,6 +222,20 @@ GENERIC_RULES: tuple[Rule, ...] = (
         group=1, back=24, reach=300, boundary="word", check="prose_secret", source=GENERIC_SOURCE,
         positive=("login with admin / cobalt24.n7PpeG*GS", "sign in as deploy / Zq8mR2kW4xT7"),
         negative=("login with admin / the usual one", "sign in with Google / GitHub"),
+    ),
+    Rule(
+        # An XML element named for a secret (Maven's settings.xml, .NET and Java
+        # configs): <password>…</password>, <apiKey>…</apiKey>, <ns:clientSecret>.
+        name="xml_secret_element", kind="secret:xml_element", severity=WARN,
+        keywords=("password>", "passwd>", "pwd>", "secret>", "token>", "apikey>", "api_key>", "accesskey>",
+                  "access_key>", "privatekey>", "private_key>", "credential>", "credentials>"),
+        regex=r"(?i)<[a-z0-9_.:\-]{0,40}(?:password|passwd|pwd|secret|token|api_?key|access_?key|private_?key|"
+              r"credentials?)>([^<>\s\"'`\\]{4,256})</",
+        group=1, back=64, reach=320, boundary="", check="secret_value", source=GENERIC_SOURCE,
+        positive=("<password>Sg4Mu8vR1oCZ29kf</password>", "<server><id>nexus</id><password>YfKlcxDMPYIyOZcN</password>",
+                  '<add key="x"/><clientSecret>q3IEZYdwomhI40hkpY</clientSecret>'),
+        negative=("<password>${env.NEXUS_PASSWORD}</password>", "<token>true</token>", "<apiKey>your-api-key</apiKey>",
+                  "<key>CFBundleName</key>"),
     ),
     Rule(
         name="jwt_base64", kind="token:jwt_base64", severity=WARN, keywords=("zxlk",),

@@ -48,6 +48,7 @@ from collections.abc import Callable
 
 from ..errors import DegradedScanner, RedactionResidual, ScanDeadline
 from .engine import Finding, Scanner
+from .gcpause import paused
 from .jsonline import is_json
 from .mask import fallback_line, mask
 from .rules import HARD, HOME_KINDS, IDENTITY_KINDS
@@ -88,7 +89,14 @@ def redact_text(
     regularly inside them. Raises :class:`DegradedScanner` if the scanner is
     degraded, :class:`ScanDeadline` past the deadline, :class:`RedactionResidual`
     when stage two finds a blocking residual or a JSON line cannot stay JSON.
-    Never returns partly redacted text."""
+    Never returns partly redacted text. Python's cyclic collector is paused
+    meanwhile (:mod:`.gcpause`)."""
+    with paused():
+        return _redact_text(scanner, text, deadline, clock)
+
+
+def _redact_text(scanner: Scanner, text: bytes, deadline: float | None,
+                 clock: Callable[[], float]) -> Redaction:
     if scanner.degraded:
         raise DegradedScanner(
             f"refusing to redact with a degraded scanner: {scanner.degraded}",

@@ -108,6 +108,10 @@ class Rule:
     #: pass nearly every line: it must match, on its line, every match the rule's
     #: ``check`` can accept (``engine``; tested by ``test_gate``).
     gate: str = ""
+    #: False: the rule is left out of the gate and searched over every line. For a
+    #: keyword-less rule whose pattern matches on nearly every transcript line, the
+    #: gate would spend one of its costliest patterns to spare almost no line.
+    gated: bool = True
     #: A keyword-less rule's match longer than this many bytes is no candidate: it is
     #: skipped before its groups are read (a 200 KB base64 image is not a token, and
     #: reading its groups costs more than the whole line's scan). 0: no limit.
@@ -283,9 +287,10 @@ BUNDLED_RULES: tuple[Rule, ...] = (
         # gated without its stars-only values (abcd's own mask, never a finding)
         gate=r"""(?i:password|passwd)(?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?[^\s"'\\<>{}()\[\]$,;`]*[^\s"'\\<>{}()\[\]$,;`*]""",
         group=1, boundary="", check="password_value", search="neighbourhood",
-        positive=("password=hunter2!x", 'DB_PASSWORD: "s3cr3t-Pa55"', '{"cmd":"mysql --password=Tr0ub4dor&3"}'),
+        positive=("password=hunter2!x", 'DB_PASSWORD: "s3cr3t-Pa55"', '{"cmd":"mysql --password=Tr0ub4dor&3"}',
+                  "PGPASSWORD=YfKlcxDMPYIyOZcN psql -h db"),
         negative=("password=password_input", "password: ${DB_PASSWORD}", "password = os.environ", '{"password": -10000}',
-                  "password=********", "password = <your-password>"),
+                  "password=********", "password = <your-password>", "password=getPasswordFromEnv"),
     ),
     Rule(
         # Beyond the reference: credentials in a URL's userinfo (scheme://user:pass@host).

@@ -120,15 +120,35 @@ def _classes(v: bytes) -> int:
             + (len(v.translate(None, _DIGITS)) < n) + (len(v.translate(None, _ALNUM_BYTES)) > 0))
 
 
+_CASE_RUN = re.compile(rb"[a-z]+|[A-Z]+")
+
+
+def random_letters(v: bytes) -> bool:
+    """12+ letters of both cases with no lower-case run of 6 and at least two lone
+    lower-case letters between capitals (``YfKlcxDMPYIyOZcN``): a random password
+    without a digit. Words and identifiers, camelCase or not, put two or more
+    lower-case letters after each capital (``getPasswordFromEnv``, ``ApiTokenValue``,
+    ``XMLHttpRequest``)."""
+    if len(v) < 12 or not v.isalpha() or v.islower() or v.isupper():
+        return False
+    lower = [r for r in _CASE_RUN.findall(v) if r.islower()]
+    if any(len(r) >= 6 for r in lower) or sum(len(r) == 1 for r in lower) < 2:
+        return False
+    return entropy(v) >= 3.2
+
+
 @functools.lru_cache(maxsize=8192)  # pure; rules that share a value ask twice
-def looks_secret(value: bytes, min_len: int = 8) -> bool:
-    """The generic gate: ``value`` (taken after a secret-ish name) is worth masking."""
+def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True) -> bool:
+    """The generic gate: ``value`` (taken after a secret-ish name) is worth masking.
+    ``shape=False`` is for a context that says the value is a password whatever it
+    looks like (``mysql -pVALUE``): only placeholders, literals, numbers, paths,
+    references and runs of one or two characters pass; a word is masked."""
     v = value.strip(b"'\"`")
     if b"%" in v:  # judged as it reads: a percent-encoded ${VAR} is still a reference
         v = urllib.parse.unquote_to_bytes(v)
     if len(v) < min_len or is_placeholder(v) or v.lower() in _LITERALS:
         return False
-    if _NUMBERISH.fullmatch(v) or _WORDISH.fullmatch(v):
+    if _NUMBERISH.fullmatch(v) or (shape and _WORDISH.fullmatch(v) and not random_letters(v)):
         return False
     if v[:1] in b"/~.:" or b"://" in v or v.startswith(b"file:"):
         return False  # a path or a URL (URL credentials are their own rule)
@@ -136,13 +156,15 @@ def looks_secret(value: bytes, min_len: int = 8) -> bool:
         return False  # os.environ, getApiKey(), self.token
     if v[:2] in (b"$(", b"${", b"%(") or v.startswith((b"ssh-", b"ecdsa-", b"sk-ssh-")):
         return False  # a command substitution, or a public key's algorithm name
+    if not shape:
+        return v[:1] not in b"$<{" and len(set(v)) > 2
     classes = _classes(v)
     h = entropy(v)
     if len(v) >= 20:
         return h >= 3.0 and classes >= 2
     if len(v) < 12 and (h < 2.8 or not _DIGIT.search(v)):
         return False  # short and repetitive (v2:hash0), or short without a digit (ul#models)
-    return classes >= 2 and h >= 2.5 and _DIGIT_OR_SYMBOL.search(v) is not None
+    return classes >= 2 and h >= 2.5 and (_DIGIT_OR_SYMBOL.search(v) is not None or random_letters(v))
 
 
 #: A token's lead: its first run of 1-16 letters and digits and the ``_``/``-`` after it

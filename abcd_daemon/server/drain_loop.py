@@ -33,7 +33,8 @@ log = logging.getLogger("abcd.daemon")
 
 async def drain_loop(daemon) -> None:
     # The search index is repaired at start (a crash between a record write and its
-    # rows), then kept level after every pass that stored something.
+    # rows: every record file looked at), then kept level after every pass that stored
+    # something (the files that pass stored and superseded only).
     await trio.to_thread.run_sync(index_sync, daemon, None, limiter=daemon.io_limiter)
     # That repair may have read every record: its garbage is not the idle daemon's.
     await trio.to_thread.run_sync(release_after, TRIM_AFTER_BYTES, limiter=daemon.io_limiter)
@@ -46,11 +47,12 @@ async def drain_loop(daemon) -> None:
         with trio.move_on_after(daemon.config.drain_interval_s):
             await daemon.drain_wake.wait()
 
-def index_sync(daemon, roots: set[str] | None | str) -> None:
+def index_sync(daemon, roots: set[str] | None | str | dict[str, set[str]]) -> None:
     """Bring the search index level with the records of ``roots`` (every lane when
     None, every lane whose records changed since it was last level when
-    ``"changed"``). The index is derived data: a failure here is logged and never stops the
-    drain; the next sync (or any ``abcd search``) repairs it."""
+    ``"changed"``, only the named record files when a dict root → file names: what
+    a drain pass stored and superseded). The index is derived data: a failure here is
+    logged and never stops the drain; the next sync (or any ``abcd search``) repairs it."""
     import os
 
     from ..index.db import index_path
@@ -58,7 +60,9 @@ def index_sync(daemon, roots: set[str] | None | str) -> None:
     try:
         if roots in (None, "changed") and not os.path.exists(index_path(daemon.home)) and not _any_records(daemon.home):
             return  # a new store: the index is created with its first record, not before
-        if roots == "changed":
+        if isinstance(roots, dict):
+            daemon.index.update(roots)
+        elif roots == "changed":
             daemon.index.refresh()
         else:
             daemon.index.sync(roots)
@@ -108,7 +112,7 @@ async def _drain_pass(daemon) -> bool:
         return False
     started = time.monotonic()
     summary = PassSummary(remaining=plan.remaining)
-    touched: set[str] = set()
+    touched: dict[str, set[str]] = {}  # root → the record files stored and superseded
     stored_bytes = 0
     for entry in plan.take:
         if daemon.stopping.is_set():
@@ -118,7 +122,7 @@ async def _drain_pass(daemon) -> bool:
                                                 abandon_on_cancel=True)
         who = f"{entry.root_sha[:12]}/{entry.name}"
         if outcome.status == "stored":
-            touched.add(entry.root_sha)
+            touched.setdefault(entry.root_sha, set()).update([outcome.record.name, *outcome.superseded])
             summary.stored += 1
             daemon.stats.stored_total += 1
             stored_bytes += outcome.bytes

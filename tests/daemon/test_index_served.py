@@ -163,3 +163,51 @@ def test_after_ingesting_the_real_fixtures_search_and_usage_answer_for_every_rep
         assert sum(r["total"] for r in daily) == sum(r["total"] for r in rows)
     finally:
         assert daemon.stop() == 0
+
+
+def test_a_transcript_the_daemon_drains_is_indexed_and_the_record_it_supersedes_dropped_without_a_search(
+        tmp_path):
+    """The drain pass tells the index which record files it stored and superseded; the
+    index follows without a search (a read would sync a changed lane itself)."""
+    from .procs import run_shim
+
+    env = env_for(tmp_path)
+    repo = tmp_path / "repo"
+    sha = make_repo(repo)
+    lane = Lane(Home(env["ABCD_HOME"]), sha)
+    transcript = tmp_path / "projects" / "-repo" / "drained.jsonl"
+    transcript.parent.mkdir(parents=True)
+
+    def say(words: str) -> dict:
+        line = {"type": "user", "uuid": f"u{words}", "sessionId": "drained", "timestamp": "2026-11-30T10:00:00Z",
+                "message": {"role": "user", "content": words}}
+        with transcript.open("a") as f:
+            f.write(json.dumps(line) + "\n")
+        return {"session_id": "drained", "cwd": str(repo), "hook_event_name": "SessionEnd",
+                "transcript_path": str(transcript), "reason": "exit"}
+
+    def indexed_names() -> list[str]:
+        try:
+            conn = sqlite3.connect(f"file:{index_path(Home(env['ABCD_HOME']))}?mode=ro", uri=True, timeout=30)
+        except sqlite3.Error:
+            return []  # no index yet
+        try:
+            return sorted(r[0] for r in conn.execute("SELECT name FROM records"))
+        except sqlite3.Error:
+            return []
+        finally:
+            conn.close()
+
+    def on_disk() -> list[str]:
+        return sorted(p.name for p in lane.records.glob("*.md")) if lane.records.exists() else []
+
+    daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()
+    try:
+        assert run_shim("session-end", say("first"), env).returncode == 0
+        wait_for(lambda: len(on_disk()) == 1 and indexed_names() == on_disk(), 60, what="the first record indexed")
+        [first] = on_disk()
+        assert run_shim("session-end", say("second"), env).returncode == 0  # the same transcript, longer
+        wait_for(lambda: on_disk() != [first] and len(on_disk()) == 1 and indexed_names() == on_disk(), 60,
+                 what="the longer record indexed, the one it superseded dropped")
+    finally:
+        assert daemon.stop() == 0

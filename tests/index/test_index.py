@@ -339,3 +339,96 @@ def test_turns_ranked_equal_are_listed_oldest_first_and_a_limit_keeps_the_oldest
         hits = search(conn, "zebras", f)
         assert [h.session_id for h in hits] == ["oldest", "middle"], f
         assert len({h.score for h in hits}) == 1 and all("[zebras]" in h.snippet for h in hits)
+
+
+def test_each_hit_carries_the_snippet_fts5_makes_for_its_turn_alone_in_rank_order(home, repo):
+    """The hits' snippets are made in one pass over the ranked turns' span: each one
+    is the snippet FTS5 makes for that turn looked up by itself, in rank order, and a
+    turn a sync dropped after the ranking is left out."""
+    from abcd_daemon.index import query
+
+    from ..reconstruct.real import store
+
+    lane = Lane(home, repo[1])
+    filler = " ".join(f"word{i}" for i in range(60))
+    for n in range(12):  # the word at different depths and counts: different scores and snippets
+        text = f"{filler} " * (n % 4) + "the heron " * (1 + n % 3) + filler
+        line = {"type": "user", "uuid": f"u{n}", "timestamp": f"2026-11-{n + 1:02d}T10:00:00Z",
+                "message": {"role": "user", "content": text}}
+        store(lane, f"s{n:02d}", json.dumps(line).encode() + b"\n", captured_ns=(1_790_000_000 + n) * 10**9)
+    conn = connect(home)
+    sync(conn, home)
+    hits = search(conn, "heron", Filters(limit=8))
+    assert len(hits) == 8
+    assert [h.score for h in hits] == sorted(h.score for h in hits)
+    for h in hits:
+        [(alone,)] = conn.execute(
+            "SELECT snippet(turn_text, 0, '[', ']', '…', 16) FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
+            " WHERE turn_text MATCH 'heron' AND t.session_id = ? AND t.turn = ?", (h.session_id, h.turn)).fetchall()
+        assert h.snippet == alone.replace("\n", " ") and "[heron]" in h.snippet
+    ranked = conn.execute("SELECT rowid, bm25(turn_text) FROM turn_text WHERE turn_text MATCH 'heron'"
+                          " ORDER BY bm25(turn_text) LIMIT 3").fetchall()
+    gone = ranked[1][0] + 10_000  # a turn ranked, then dropped by a sync
+    kept = query._hits(conn, "heron", [ranked[0], (gone, ranked[1][1]), ranked[2]])
+    assert [h.score for h in kept] == [round(ranked[0][1], 3), round(ranked[2][1], 3)]
+
+
+def test_an_update_applies_the_named_record_files_alone_without_listing_the_directory(home, repo, monkeypatch):
+    """The drain's update: told which files it stored and superseded, it indexes the
+    new one and drops the retired one, a ``stat`` each; a file it is not told of waits
+    for the next full sync (the start-up repair), which still finds it."""
+    from abcd_daemon.index import db
+    from abcd_daemon.store.record import record_filename
+
+    from ..reconstruct.real import store
+
+    lane = Lane(home, repo[1])
+
+    def prompt(session: str, words: str, at: int):
+        line = {"type": "user", "uuid": "u1", "timestamp": "2026-11-30T10:00:00Z",
+                "message": {"role": "user", "content": words}}
+        return record_filename(store(lane, session, json.dumps(line).encode() + b"\n",
+                                     captured_ns=(1_790_000_000 + at) * 10**9))
+
+    old = prompt("s1", "a marmosetvalley prompt", 0)
+    conn = connect(home)
+    assert sync(conn, home) == (1, 0)
+
+    def no_listing(_lane):
+        raise AssertionError("the update listed the records directory")
+
+    monkeypatch.setattr(db, "scan_files", no_listing)
+    new = prompt("s1", "a marmosetvalley prompt and a quokkaridge answer", 1)
+    (lane.records / old).unlink()  # superseded by the new one
+    unnamed = prompt("s2", "a wombatfjord nobody named", 2)
+    assert db.update(conn, lane, [new, old]) == (1, 1)
+    assert [h.session_id for h in search(conn, "quokkaridge")] == ["s1"]
+    assert sorted(r[0] for r in conn.execute("SELECT name FROM records")) == [new]
+    assert search(conn, "wombatfjord") == []
+    assert db.update(conn, lane, [new]) == (0, 0)  # level: nothing to do
+    (lane.records / new).write_bytes(b"no longer a record")  # unreadable: its rows go
+    assert db.update(conn, lane, [new, "../escape.md", ".hidden.md", "nul\0byte.md"]) == (0, 1)
+    monkeypatch.undo()
+    assert sync(conn, home) == (1, 0)  # the full sync finds the file nobody named
+    assert [h.session_id for h in search(conn, "wombatfjord")] == ["s2"]
+
+
+def test_an_update_leaves_a_record_name_another_lane_holds_to_that_lane(home, repo, tmp_path):
+    from abcd_daemon.index import db
+    from abcd_daemon.store.record import record_filename
+
+    from ..conftest import make_repo
+    from ..reconstruct.real import store
+
+    one, two = Lane(home, repo[1]), Lane(home, make_repo(tmp_path / "other", message="other root"))
+    line = {"type": "user", "uuid": "u1", "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": "a twin prompt"}}
+    name = record_filename(store(one, "twin", json.dumps(line).encode() + b"\n", captured_ns=1_790_000_000 * 10**9))
+    conn = connect(home)
+    sync(conn, home)
+    two.ensure("records")
+    (two.records / name).write_bytes((one.records / name).read_bytes())
+    assert db.update(conn, two, [name]) == (0, 0)
+    (two.records / name).unlink()
+    assert db.update(conn, two, [name]) == (0, 0)  # gone from the other lane: the first keeps its rows
+    assert conn.execute("SELECT root FROM records").fetchall() == [(one.root_sha,)]

@@ -33,13 +33,15 @@ def _count_syncs(monkeypatch) -> list:
     return calls
 
 
-def _prompt(lane: Lane, session: str, words: str) -> None:
+def _prompt(lane: Lane, session: str, words: str):
     line = {"type": "user", "uuid": "u1", "timestamp": "2026-11-30T10:00:00Z",
             "message": {"role": "user", "content": words}}
-    store(lane, session, json.dumps(line).encode() + b"\n", captured_ns=1_790_000_000 * 10**9)
+    return store(lane, session, json.dumps(line).encode() + b"\n", captured_ns=1_790_000_000 * 10**9)
 
 
-def test_a_read_syncs_a_lane_only_when_its_records_changed(home, repo, monkeypatch):
+def _level_keeper(home, repo, monkeypatch) -> tuple[Lane, list, IndexKeeper]:
+    """A lane of one real session, quiet, and a keeper that synced it (its full syncs
+    counted)."""
     lane = Lane(home, repo[1])
     store_session(lane, main_threads()[0])
     _quiet(lane)
@@ -47,6 +49,11 @@ def test_a_read_syncs_a_lane_only_when_its_records_changed(home, repo, monkeypat
     k = IndexKeeper(home)
     k.sync(None)
     assert len(calls) == 1
+    return lane, calls, k
+
+
+def test_a_read_syncs_a_lane_only_when_its_records_changed(home, repo, monkeypatch):
+    lane, calls, k = _level_keeper(home, repo, monkeypatch)
     for _ in range(3):  # quiet: one stat each, no sync
         assert k.read((lane.root_sha,), lambda conn: search(conn, "the", Filters(limit=1)))
     assert len(calls) == 1
@@ -98,3 +105,19 @@ def test_a_served_search_or_usage_naming_a_path_for_a_repository_is_refused_as_b
         assert isinstance(reply, m.ErrorReply) and reply.kind == "InputError" and reply.exit_code == 2, req
     reply, _ = h.handle(m.SearchRequest(query='"unclosed (phrase'))  # not FTS syntax: plain words, no error
     assert isinstance(reply, m.SearchReply)
+
+
+def test_a_drain_update_indexes_its_files_and_a_read_still_syncs_what_was_written_behind_its_back(
+        home, repo, monkeypatch):
+    from abcd_daemon.store.record import record_filename
+
+    lane, calls, k = _level_keeper(home, repo, monkeypatch)
+    assert k.read((), lambda conn: search(conn, "the", Filters(limit=1)))  # level: no sync
+    drained = _prompt(lane, "drained", "a capybaraloch prompt")
+    _prompt(lane, "behind", "an ocelotbadger appears")  # not named to the update
+    assert k.update({lane.root_sha: [record_filename(drained)]}) == (1, 0)
+    assert len(calls) == 1  # no full sync for the drain's update
+    assert [h.session_id for h in k.read((), lambda conn: search(conn, "capybaraloch"))] == ["drained"]
+    assert calls[1:] == [[lane.root_sha]]  # the lane changed since it was level: synced once
+    assert [h.session_id for h in k.read((), lambda conn: search(conn, "ocelotbadger"))] == ["behind"]
+    k.close()

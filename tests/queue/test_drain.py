@@ -166,3 +166,18 @@ def test_a_restaged_copy_mid_drain_is_left_for_the_next_pass(lane, config, monke
     monkeypatch.setattr(drain_mod, "capture_file", real_capture)
     drain([lane])
     assert read_body(lane, list_records(lane)[0]) == LINE + LINE
+
+
+def test_a_stored_outcome_names_the_records_it_superseded(lane, config):
+    from abcd_daemon.queue.drain import drain_entry
+
+    def drain_one(data: bytes, at: int):
+        stage(lane, data, CaptureMeta(session_id="sess", lineage_source="hook"), config=config, now_ns=at)
+        [entry] = list_staged(lane, now_ns=at, ttl_s=1e9)
+        return drain_entry(lane, entry.name, scanners=ScannerPool(config), config=config, now_ns=at)
+
+    first = drain_one(LINE, T0)
+    assert first.status == "stored" and first.superseded == []
+    second = drain_one(LINE + LINE, T0 + 5)
+    assert second.status == "stored" and second.superseded == [first.record.name]
+    assert [r.name for r in list_records(lane)] == [second.record.name]

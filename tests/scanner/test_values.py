@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from abcd_daemon.scanner.values import already_masked, class_profile, is_placeholder, looks_secret
+from abcd_daemon.scanner.values import already_masked, class_profile, is_placeholder, looks_secret, random_letters
 
 
 @pytest.mark.parametrize("value", [b"hunter2-Xk29!q", b"Zq8XvT2mLw9RkP4sYb7NcH1dGf6JaE3uWo5KiQ0y",
@@ -56,3 +56,22 @@ def test_class_profile_counts_cases_digits_and_class_runs_of_any_bytes():
         assert class_profile(v) == _profile_byte_by_byte(v), v
     assert class_profile(b"ab12CD") == (2, 2, 2, 3)
     assert class_profile(b"") == (0, 0, 0, 0)
+
+
+@pytest.mark.parametrize("value", [b"YfKlcxDMPYIyOZcN", b"LtxqmvBhiJaTUy", b"qWeRtYuIoPaS"])
+def test_a_random_password_of_letters_only_is_a_secret(value):
+    assert random_letters(value)
+    assert looks_secret(value)
+
+
+@pytest.mark.parametrize("value", [b"getPasswordFromEnv", b"ApiTokenValue", b"XMLHttpRequestFactory",
+                                   b"DatabasePassword", b"abcdefghijklmn", b"ABCDEFGHIJKLMN", b"YfKlcxDMPY1"])
+def test_words_and_identifiers_of_letters_are_not_random_letters(value):
+    assert not random_letters(value)
+
+
+def test_a_value_glued_to_a_client_flag_is_judged_without_the_shape_gate():
+    assert looks_secret(b"CorrectHorseBattery", 4, shape=False)
+    assert not looks_secret(b"CorrectHorseBattery", 4)  # words, to the shape gate
+    for passed in (b"5432", b"$MYSQL_PWD", b"${DB_PASSWORD}", b"xxxx", b"<password>"):
+        assert not looks_secret(passed, 4, shape=False), passed

@@ -12,16 +12,13 @@ The same records always give the same artefact bytes (invariant 6); only
 ``generated_at`` in the telemetry depends on ``now_ns``.
 
 While a session is read and written, Python's cyclic collector is paused
-(:func:`collector_paused`).
+(:mod:`~abcd_daemon.gcpause`: its tables are long-lived objects in no cycle).
 """
 
 from __future__ import annotations
 
-import gc
-import threading
-from contextlib import contextmanager
-
 from ..errors import AbcdError, NotFoundError
+from ..gcpause import paused
 from ..ids import check_root_sha
 from ..limits import STREAM_ABOVE
 from ..store.lane import Lane
@@ -46,33 +43,6 @@ def artefact_name(session_id: str) -> str:
 
 def telemetry_name(session_id: str) -> str:
     return f"{session_id}.telemetry.json"
-
-
-_pause_lock = threading.Lock()
-_pauses = 0  # reconstructs running with the collector paused
-_resume = False  # whether it was on when the first of them began
-
-
-@contextmanager
-def collector_paused():
-    """Python's cyclic collector off for the block, on again (if it was on) when the last
-    block paused by this, in any thread, ends. A large session's turn tables are
-    hundreds of thousands of long-lived objects in no cycle, which the collector walks
-    again and again as they grow — a fifth of the CPU time of a 1 GiB session, to
-    collect nothing. Whatever it would have collected meanwhile it collects after."""
-    global _pauses, _resume
-    with _pause_lock:
-        if not _pauses:
-            _resume = gc.isenabled()
-            gc.disable()
-        _pauses += 1
-    try:
-        yield
-    finally:
-        with _pause_lock:
-            _pauses -= 1
-            if not _pauses and _resume:
-                gc.enable()
 
 
 def reconstruct_records(root_sha: str, loaded: list[tuple[Record, object]],
@@ -100,7 +70,7 @@ def reconstruct_records(root_sha: str, loaded: list[tuple[Record, object]],
     on the content of a body: unreadable, non-UTF-8 or garbage bodies are reported in
     the completeness block instead.
     """
-    with collector_paused():
+    with paused():
         return _reconstruct(root_sha, loaded, opts, now_ns, empty_main, sink, spill_dir)
 
 

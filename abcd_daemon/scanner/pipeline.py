@@ -48,7 +48,7 @@ from collections.abc import Callable
 
 from ..errors import DegradedScanner, RedactionResidual, ScanDeadline
 from .engine import Finding, Scanner
-from .gcpause import paused
+from ..gcpause import paused
 from .jsonline import is_json
 from .mask import fallback_line, mask
 from .rules import HARD, HOME_KINDS, IDENTITY_KINDS
@@ -90,7 +90,7 @@ def redact_text(
     degraded, :class:`ScanDeadline` past the deadline, :class:`RedactionResidual`
     when stage two finds a blocking residual or a JSON line cannot stay JSON.
     Never returns partly redacted text. Python's cyclic collector is paused
-    meanwhile (:mod:`.gcpause`)."""
+    meanwhile (:mod:`~abcd_daemon.gcpause`)."""
     with paused():
         return _redact_text(scanner, text, deadline, clock)
 

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from abcd_daemon.scanner.gcpause import paused
+from abcd_daemon.gcpause import paused
 
 
 @pytest.fixture(autouse=True)

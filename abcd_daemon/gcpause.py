@@ -1,6 +1,7 @@
-"""Pausing Python's cyclic garbage collector while a transcript is redacted or a
-session is reconstructed: one mechanism for both (``scanner/pipeline.py``,
-``reconstruct/api.py``), so overlapping users in threads share one count.
+"""Pausing Python's cyclic garbage collector while a transcript is redacted, a
+session is reconstructed or the index is bulk-synced: one mechanism for all three
+(``scanner/pipeline.py``, ``reconstruct/api.py``, ``index/rows.py``), so overlapping
+users in the daemon's threads share one count.
 
 A dense transcript makes tens of thousands of short-lived objects per megabyte
 (matches, spans, findings). None of them forms a reference cycle — reference

@@ -14,10 +14,10 @@ Contracts:
 from __future__ import annotations
 
 import contextlib
-import gc
 import itertools
 import sqlite3
 
+from ..gcpause import paused
 from .derive import Derived
 from .pricing import LONG_PROMPT
 from .schema import SUM_RECORD, utc_day
@@ -110,13 +110,10 @@ def bulk(conn: sqlite3.Connection, on: bool, batch_bytes: int):
     conn.execute("PRAGMA cache_size = -131072")
     conn.execute(f"PRAGMA wal_autocheckpoint = {(64 << 20) // _page_size(conn)}")
     _fts_set(conn, hashsize=2 * batch_bytes)
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        yield
+        with paused():  # the daemon's one collector pause, shared with redaction and reconstruct
+            yield
     finally:
-        if collecting:
-            gc.enable()
         _fts_set(conn, hashsize=1 << 20)
         conn.execute(f"PRAGMA cache_size = {int(cache)}")
         conn.execute(f"PRAGMA wal_autocheckpoint = {(4 << 20) // _page_size(conn)}")

@@ -87,8 +87,8 @@ class Compiled:
         # assignments and flags) run after every other rule's hits: where a specific
         # rule that ranks before them took the very span, their check is skipped.
         self.late = neighbourhood and rule.source == "generic"
-        if rule.refused_leads and not rule.longest:
-            raise ValueError(f"rule {rule.name!r}: refused_leads needs longest")
+        if (rule.refused_leads or rule.shortest) and not rule.longest:
+            raise ValueError(f"rule {rule.name!r}: refused_leads and shortest need longest")
         self.refused_leads = rule.refused_leads or None
         self.check = CHECKS[rule.check] if rule.check else None
         self.back = rule.back

@@ -390,6 +390,7 @@ class Scanner:
         rx = c.rx
         pos = ls
         longest = c.rule.longest if c.linear else 0
+        shortest = c.rule.shortest
         while pos < le:
             if longest:
                 where = rx.bounds(buf, pos, le)
@@ -397,6 +398,9 @@ class Scanner:
                     return
                 if where[1] - where[0] > longest:
                     pos = where[1]  # a blob, not a token: its groups are never read
+                    continue
+                if where[1] - where[0] < shortest:
+                    pos = where[0] + 1  # too short a token: as if its check refused it
                     continue
                 if c.refused_leads is not None and _refused_lead(buf, where[0], c.refused_leads):
                     pos = where[1]  # a harness id: the check refuses it, its groups unread

@@ -39,7 +39,7 @@ import dataclasses
 
 from .gate import word_prefix_except
 from .rules import WARN, Rule
-from .shapes import MAX_BARE
+from .shapes import MAX_BARE, MIN_BARE
 from .values import HARNESS_ID_PREFIXES
 
 GENERIC_SOURCE = "generic"
@@ -147,7 +147,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
         # every line the gate says it matches.
         name="bare_token", kind="token:bare", severity=WARN, keywords=(),
         regex=r"(?:^|[\s\"'`(\[=:,>|])([A-Za-z0-9](?:[A-Za-z0-9+/_\-.]*(?:[A-Z][A-Za-z0-9+/_\-.]*[0-9]|[0-9][A-Za-z0-9+/_\-.]*[A-Z]))[A-Za-z0-9+/_\-.]*[A-Za-z0-9]={0,2})(?:$|[\s\"'`),\]<;&|}\\])",
-        group=1, boundary="", check="bare_random", source=GENERIC_SOURCE, longest=MAX_BARE + 2,
+        group=1, boundary="", check="bare_random", source=GENERIC_SOURCE, longest=MAX_BARE + 2, shortest=MIN_BARE,
         # Ungated: its pattern matches on 91% of the bench transcript's lines (harness
         # ids are on every one), and it was a third of the gate's time.
         refused_leads=HARNESS_ID_PREFIXES, gated=False,

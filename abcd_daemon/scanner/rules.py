@@ -116,6 +116,11 @@ class Rule:
     #: skipped before its groups are read (a 200 KB base64 image is not a token, and
     #: reading its groups costs more than the whole line's scan). 0: no limit.
     longest: int = 0
+    #: And one shorter than this many bytes (its delimiters included) is no candidate
+    #: either: its check refuses every such value, so its groups are not read (the
+    #: search goes on from the byte after its start, as after any rejected value).
+    #: Only for a rule with ``longest``.
+    shortest: int = 0
     #: A keyword-less rule's candidate whose value opens with one of these leads (its
     #: first run of 1–16 letters and digits and the ``_``/``-`` after it, compared
     #: lower-case) is no candidate either: its check refuses every such value (a

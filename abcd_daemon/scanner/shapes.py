@@ -30,6 +30,8 @@ from .values import HARNESS_ID_PREFIXES, TOKEN_LEAD, bad_checksum, class_profile
 
 #: Longer runs are blobs (images, signatures, archives), never a pasted credential.
 MAX_BARE = 1024
+#: Shorter runs are too short to tell from a word or an id (``bare_token``'s floor).
+MIN_BARE = 24
 #: JSON keys whose string values are ids, digests or signatures.
 _BENIGN_KEYS = re.compile(
     rb"(?i)(?:^|[^a-z0-9_])(?:signature|data|id|uuid|[a-z]*uuid|[a-z]*_?id|sha|sha1|sha256|hash|digest|checksum|"
@@ -62,7 +64,7 @@ def bare_random(buf: bytes, m, ctx) -> bool:
     """The ``bare_token`` check (see the module docstring). Cheapest tests first:
     the rule runs on every line its gate names."""
     v = m.group(1)
-    if not 24 <= len(v) <= MAX_BARE or v[:1] in b"/.~" or (b"/" in v and b"." in v) or b"//" in v[2:]:
+    if not MIN_BARE <= len(v) <= MAX_BARE or v[:1] in b"/.~" or (b"/" in v and b"." in v) or b"//" in v[2:]:
         return False
     lead = TOKEN_LEAD.match(v)
     if lead is not None and lead.group().lower() in HARNESS_ID_PREFIXES:

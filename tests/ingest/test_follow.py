@@ -103,7 +103,10 @@ def assert_stored_once(world: World, *harnesses: FakeClaude, quiet_at: float,
         state = {f"{k[1] or 'main'}": ("stored" if by_key.get(k) == digest(p) else
                                       "older bytes stored" if k in by_key else "not stored")
                  for k, p in expected.items()}
-        raise AssertionError(f"not stored in time: {state}; daemon log:\n"
+        status = world.home / "status.json"
+        staged = sorted(os.listdir(world.lane.staging)) if world.lane.staging.is_dir() else []
+        raise AssertionError(f"not stored in time: {state}; staged: {staged}; status: "
+                             f"{status.read_text() if status.exists() else None}; daemon log:\n"
                              f"{world.daemon.read_log()}") from None
     time.sleep(settle * 2)  # a watcher settling again now must not add a second record
     records = world.records()

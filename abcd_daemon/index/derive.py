@@ -27,7 +27,8 @@ from ..reconstruct.model import (ASSISTANT, TEXT, THINKING, TOOL_RESULT, TOOL_US
                                  marked_turns, when_ns)
 from ..reconstruct.placement import spawn_type
 from ..reconstruct.refill import with_text
-from ..reconstruct.spawns import SPAWN_TOOLS, progress_responses
+from ..reconstruct.placement import SPAWN_TOOLS
+from ..reconstruct.spawns import progress_responses
 from ..store.record import Record
 
 #: A turn's indexed text is cut here (the artefact shows the rest).

@@ -18,10 +18,10 @@ it is never part of the session's totals (a copy is never counted as usage). Pur
 from __future__ import annotations
 
 from .model import Progress
-# SPAWN_TOOLS is defined with the index of a host's calls; the search index reads it here.
-from .placement import SPAWN_TOOLS, HostIndex, Placement, spawn_type  # noqa: F401
+from .placement import HostIndex, Placement, spawn_type
 from .schema import MissingAgent, TokenCounts
 from .selection import Thread
+
 
 def progress_responses(copies: list[Progress]) -> dict[str, tuple[Progress, list[int]]]:
     """The responses ``copies`` carry, by the telemetry's rule (module docstring): key

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from . import network
 from .shapes import bare_random, prefixed_body
-from .values import HARNESS_ID_PREFIXES, bad_checksum, is_placeholder, looks_secret, random_letters, random_shaped
+from .values import DIGIT, HARNESS_ID_PREFIXES, bad_checksum, is_placeholder, looks_secret, random_letters, random_shaped
 from .escapes import ALNUM, boundary_after, boundary_before
 
 _SEGMENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -29,7 +29,6 @@ _LEGACY_WHOLE = re.compile(rb"sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\Z")
 _RESERVED_HOST = re.compile(rb"(?i)(?:^|\.)(?:example|invalid|test|localhost)$|(?:^|\.)example\.(?:com|net|org)$")
 _UUID = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_.-]*")
-_DIGIT = re.compile(rb"[0-9]")
 _PLACEHOLDER_VALUES = frozenset(
     b"changeme password passw0rd secret example redacted null none true false undefined your_password "
     b"yourpassword mypassword placeholder xxxxxx".split()
@@ -89,7 +88,7 @@ def password_value(buf, m, ctx) -> bool:
         return False  # "password": 12345678 — a JSON number or literal, not a string
     if value.lower() in _PLACEHOLDER_VALUES or len(set(value)) <= 2:
         return False  # a placeholder, or a mask like ******** / xxxxxxxx
-    if _IDENT.fullmatch(value) and not _DIGIT.search(value) and not random_letters(value):
+    if _IDENT.fullmatch(value) and not DIGIT.search(value) and not random_letters(value):
         return False  # an identifier or attribute: password=password_input, os.environ
     return True
 
@@ -102,7 +101,7 @@ def url_password(buf, m, ctx) -> bool:
 def _opaque(ident: bytes) -> bool:
     if _UUID.match(ident):
         return True
-    if _DIGIT.search(ident) and re.search(rb"[A-Z]", ident):
+    if DIGIT.search(ident) and re.search(rb"[A-Z]", ident):
         return True
     return len(ident) >= 16 and re.fullmatch(rb"[0-9a-f]+", ident) is not None and len(re.findall(rb"[0-9]", ident)) >= 4
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from .values import HARNESS_ID_PREFIXES, TOKEN_LEAD, bad_checksum, class_profile, entropy, is_placeholder
+from .values import DIGIT, HARNESS_ID_PREFIXES, TOKEN_LEAD, bad_checksum, class_profile, entropy, is_placeholder
 
 #: Longer runs are blobs (images, signatures, archives), never a pasted credential.
 MAX_BARE = 1024
@@ -40,7 +40,6 @@ _BENIGN_KEYS = re.compile(
 #: base64 of file signatures: PNG, JPEG, GIF, PDF, ZIP, gzip, XML, SVG, WebP/RIFF.
 _FILE_MAGIC = (b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"JVBERi0", b"UEsDB", b"H4sI", b"PD94bWwg", b"PHN2Zy", b"UklGR")
 #: (Spaces may be ``+`` or, in the check's spaced copy, runs: a percent-encoded header.)
-_DIGIT = re.compile(rb"[0-9]")
 #: A public key's algorithm name just before the value (``ssh-ed25519 AAAA…``).
 _KEY_ALGORITHM = re.compile(rb"(?:ssh|ecdsa)-[a-z0-9-]+ $|sk-ssh-[a-z0-9@.-]+ $")
 _B64_LINE = re.compile(rb"[A-Za-z0-9+/]+")
@@ -75,7 +74,7 @@ def bare_random(buf: bytes, m, ctx) -> bool:
             return False  # a whole line of wrapped base64 (a PEM body line, `base64` output)
     if v.startswith(_FILE_MAGIC) or not _alnum_random(v):
         return False
-    if b"/" in v and not _DIGIT.search(v.split(b"/", 1)[0]):
+    if b"/" in v and not DIGIT.search(v.split(b"/", 1)[0]):
         return False  # owner/name (HuggingFaceTB/SmolLM3-3B): a name's first part has no digit
     if is_placeholder(v) or bad_checksum(v):
         return False

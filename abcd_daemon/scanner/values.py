@@ -48,7 +48,8 @@ _NAMED = re.compile(
 _NUMBERISH = re.compile(rb"[+-]?[0-9][0-9_.,:+eE/-]*[a-zA-Z]{0,3}")  # 1024, 1.2.3, 2024-01-01, 10ms
 _WORDISH = re.compile(rb"[A-Za-z][A-Za-z_.:/-]*")  # words, identifiers, slugs without a digit
 _CODE_REF = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(|\[|$)|.*\(\)?$|.*\[['\"]?$")
-_DIGIT = re.compile(rb"[0-9]")
+#: A digit anywhere in a value (the shape gates ask it of many values).
+DIGIT = re.compile(rb"[0-9]")
 _DIGIT_OR_SYMBOL = re.compile(rb"[0-9]|[^A-Za-z0-9_.-]")
 _LITERALS = frozenset({b"true", b"false", b"null", b"none", b"nil", b"undefined", b"yes", b"no", b"on", b"off"})
 
@@ -152,7 +153,7 @@ def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True) -> bool:
         return False
     if v[:1] in b"/~.:" or b"://" in v or v.startswith(b"file:"):
         return False  # a path or a URL (URL credentials are their own rule)
-    if _CODE_REF.match(v) and not _DIGIT.search(v):
+    if _CODE_REF.match(v) and not DIGIT.search(v):
         return False  # os.environ, getApiKey(), self.token
     if v[:2] in (b"$(", b"${", b"%(") or v.startswith((b"ssh-", b"ecdsa-", b"sk-ssh-")):
         return False  # a command substitution, or a public key's algorithm name
@@ -162,7 +163,7 @@ def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True) -> bool:
     h = entropy(v)
     if len(v) >= 20:
         return h >= 3.0 and classes >= 2
-    if len(v) < 12 and (h < 2.8 or not _DIGIT.search(v)):
+    if len(v) < 12 and (h < 2.8 or not DIGIT.search(v)):
         return False  # short and repetitive (v2:hash0), or short without a digit (ul#models)
     return classes >= 2 and h >= 2.5 and (_DIGIT_OR_SYMBOL.search(v) is not None or random_letters(v))
 

@@ -39,7 +39,7 @@ LINEAR_SOURCES = frozenset({"provider", "addition", "generic"})
 GATED_SOURCES = frozenset({"provider", "generic"})
 #: A provider rule is searched from this many bytes before its keyword hit …
 PROVIDER_BACK = 256
-#: … to this many after it (then to the next delimiter, at most ``engine._DELIM_SEARCH`` on).
+#: … to this many after it (then to the next delimiter, at most ``matching._DELIM_SEARCH`` on).
 PROVIDER_REACH = 1024
 
 

@@ -8,7 +8,8 @@ their line. Each rule's regex then runs only in a bounded window around its own 
 (``rules`` module docstring states the window contract), with a per-rule high-water
 mark so overlapping hits do not rescan; a provider rule, and a generic rule that
 says ``search="neighbourhood"``, once per neighbourhood of its hits instead; a
-keyword-less rule is searched over the lines the gate names for it. Lines holding a
+keyword-less rule is searched over the lines the gate names for it (where a rule is
+tried is decided here; how one window is matched and vetoed, in ``matching``). Lines holding a
 view trigger are also scanned through their decoded views (``views``) and the hits
 mapped back to whole raw escape units.
 
@@ -39,18 +40,17 @@ once per view.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Callable, Sequence
 
 from .checks import Context
 from .compiled import GATED_SOURCES, PROVIDER_BACK, PROVIDER_REACH, Compiled, Finding
 from .gate import Gate, superset_pattern
-from .escapes import ALNUM, after_escape, align_to_units, backslash_run, boundary_before
+from .escapes import after_escape, align_to_units, backslash_run
+from .matching import delimiter_after, line_matches, try_hit
 from .spaced import spaced
 from .pem import consume_block
 from .prefilter import VIEW, Prefilter
-from .rules import IDENTITY_KINDS, PLACEHOLDERS, Rule
-from .values import TOKEN_LEAD, already_masked, is_placeholder
+from .rules import PLACEHOLDERS, Rule
 from .views import view_ranges, views_for
 from .windows import lowered_windows
 
@@ -62,26 +62,6 @@ FALLBACK_SLACK = 8
 
 _TICK_EVERY = 1024
 _LAST = 1 << 30  # the rank of a shape rule: after every other rule
-_DELIM_SEARCH = 8192
-_DELIMS = re.compile(rb"""[\s"',;<>]""")
-
-
-def _to_line_end(rx, buf: bytes, m, we: int):
-    """``m``, re-matched to its line's end when it stopped at the window end ``we``
-    short of it: an unbounded token is taken whole, never cut by a window."""
-    if m.end() == we and we < len(buf) and buf[we] != 0x0A:
-        le = buf.find(b"\n", we)
-        return rx.match(buf, m.start(), len(buf) if le < 0 else le) or m
-    return m
-
-
-def _refused_lead(buf: bytes, start: int, refused: frozenset[bytes]) -> bool:
-    """The candidate at ``start`` (its value begins there, or after the one delimiter
-    byte its match opens with) opens with one of the ``refused`` leads."""
-    if buf[start] not in ALNUM:
-        start += 1
-    lead = TOKEN_LEAD.match(buf, start, start + 17)
-    return lead is not None and lead.group().lower() in refused
 
 
 def _merge_lines(a: list, b: list, shift: int) -> list:
@@ -128,11 +108,6 @@ def _yield_fallbacks(spans: list, fallback: frozenset[int]) -> list:
     return kept
 
 
-def _delimiter_after(buf: bytes, pos: int, n: int) -> int:
-    """The offset of the first delimiter (or line end) at or after ``pos``."""
-    m = _DELIMS.search(buf, pos, min(n, pos + _DELIM_SEARCH))
-    return m.start() if m else min(n, pos + _DELIM_SEARCH)
-_MAX_TRIES = 16
 HOME_SELF = "home_path_self"
 
 
@@ -307,19 +282,19 @@ class Scanner:
                     # The hit's neighbourhood of its line: PROVIDER_BACK before it, and
                     # PROVIDER_REACH after, widened to the next delimiter so a token is
                     # never cut (a match that still reaches the end is re-tried to the
-                    # line's end by _line_matches).
+                    # line's end by line_matches).
                     lo = s - PROVIDER_BACK if s > PROVIDER_BACK else 0
                     ls = buf.rfind(b"\n", lo, s) + 1 or lo
                     if ls < done[ci]:
                         ls = done[ci]
                     le = buf.find(b"\n", e, e + PROVIDER_REACH)
                     if le < 0:
-                        le = _delimiter_after(buf, min(n, e + PROVIDER_REACH), n)
+                        le = delimiter_after(buf, min(n, e + PROVIDER_REACH), n)
                     done[ci] = le
                     if c.late:
                         later.append((ci, ls, le))
                     else:
-                        self._line_matches(c, ci, b, ls, le, out, ends, ctx, rank[ci])
+                        line_matches(c, ci, b, ls, le, out, ends, ctx, rank[ci])
                     continue
                 if c.literal and cov_s <= s and e <= cov_e and e - s < cov_e - cov_s:
                     continue  # a literal inside a longer span just found: that span masks it
@@ -349,7 +324,7 @@ class Scanner:
                     nl = buf.find(b"\n", s, we)
                     if nl >= 0:
                         we = nl
-                m, span = self._try(c, b, ws, s, we, n, ctx, ends, rank[ci])
+                m, span = try_hit(c, b, ws, s, we, n, ctx, ends, rank[ci])
                 if m is None:
                     if span > done[ci]:
                         done[ci] = span  # hits inside a rejected run would retry the same run
@@ -363,7 +338,7 @@ class Scanner:
                     block = consume_block(buf, m.start(), m.end(), le if le >= 0 else n)
                 out.append((span[0], span[1], ci, block))
         for ci, ls, le in later:
-            self._line_matches(comp[ci], ci, sbuf if comp[ci].spaced else buf, ls, le, out, ends, ctx, rank[ci])
+            line_matches(comp[ci], ci, sbuf if comp[ci].spaced else buf, ls, le, out, ends, ctx, rank[ci])
         gated_pos = self._gated_pos
         for ci in self._every_line:
             if tick is not None:
@@ -371,117 +346,11 @@ class Scanner:
             pos = gated_pos.get(ci)
             b = sbuf if comp[ci].spaced else buf
             if pos is None:  # (``(?m)``: ``$`` holds at every line end)
-                self._line_matches(comp[ci], ci, b, 0, n, out, ends, ctx, rank[ci])
+                line_matches(comp[ci], ci, b, 0, n, out, ends, ctx, rank[ci])
                 continue
             # Matches never cross a line and RE2 judges assertions on the whole
             # buffer, so searching the gate's lines finds what searching it all would.
             for ls, le, allowed in lines:
                 if pos in allowed:
-                    self._line_matches(comp[ci], ci, b, ls, le, out, ends, ctx, rank[ci])
+                    line_matches(comp[ci], ci, b, ls, le, out, ends, ctx, rank[ci])
         return out
-
-    @staticmethod
-    def _line_matches(c: Compiled, ci: int, buf: bytes, ls: int, le: int, out: list,
-                      ends: dict[int, tuple[int, int]], ctx, rank: int) -> None:
-        """Every acceptable match of ``c`` in ``buf[ls:le]`` (RE2, never across a
-        line). The masked span is the first capture group that took part in the
-        match, else the whole match; placeholders, masked text and matches the
-        rule's check vetoes are not findings."""
-        rx = c.rx
-        pos = ls
-        longest = c.rule.longest if c.linear else 0
-        shortest = c.rule.shortest
-        while pos < le:
-            if longest:
-                where = rx.bounds(buf, pos, le)
-                if where is None:
-                    return
-                if where[1] - where[0] > longest:
-                    pos = where[1]  # a blob, not a token: its groups are never read
-                    continue
-                if where[1] - where[0] < shortest:
-                    pos = where[0] + 1  # too short a token: as if its check refused it
-                    continue
-                if c.refused_leads is not None and _refused_lead(buf, where[0], c.refused_leads):
-                    pos = where[1]  # a harness id: the check refuses it, its groups unread
-                    continue
-                m = rx.match(buf, where[0], le)
-            else:
-                # (RE2's DFA finds the match, the capture pass runs only on it)
-                m = rx.search(buf, pos, le, le) if c.linear else rx.search(buf, pos, le)
-            if m is None:
-                return
-            m = _to_line_end(rx, buf, m, le)
-            pos = max(m.end(), m.start() + 1)
-            span = m.span()
-            for g in range(1, c.groups + 1):
-                gs, ge = m.span(g)
-                if ge > gs >= 0:
-                    span = (gs, ge)
-                    break
-            if span[1] <= span[0]:
-                continue
-            got = ends.get(span[1])
-            if got is not None and got[0] == span[0] and got[1] < rank:
-                continue  # a rule that ranks before this one masks these very bytes
-            # The vetoes are pure, so their order changes no outcome: masked text
-            # first (a rescan meets mostly values it masked itself), then the check.
-            value = buf[span[0] : span[1]]
-            if already_masked(value) or (c.check is not None and not c.check(buf, m, ctx)) \
-                    or is_placeholder(value):
-                # A rejected value may itself open a match (``-genkey -storepass X``:
-                # ``-storepass`` was the rejected value of ``-genkey``): look again
-                # from it, not from the match's end.
-                if span[0] > m.start():
-                    pos = span[0]
-                continue
-            out.append((span[0], span[1], ci, None))
-            ends[span[1]] = (span[0], rank)
-
-    def _try(self, c: Compiled, buf: bytes, ws: int, s: int, we: int, n: int, ctx,
-             ends: dict[int, tuple[int, int]], rank: int):
-        """``(match, masked span)`` for the hit at ``s``, or ``(None, skip_to)``:
-        an anchored rule whose candidate was rejected may skip hits before
-        ``skip_to`` (they start the same run); otherwise ``skip_to`` is 0."""
-        rx = c.rx
-        if c.match_only or c.anchor:
-            # The match starts on the keyword, or where the keyword's run starts.
-            m = rx.match(buf, ws, we)
-            if m is None:
-                return None, 0
-            return self._accept(c, buf, m, we, n, ctx, ends, rank) or (None, m.end() if c.anchor else 0)
-        pos = ws
-        for _ in range(_MAX_TRIES):
-            m = rx.search(buf, pos, we, s) if c.linear else rx.search(buf, pos, we)
-            if m is None or m.start() > s:
-                return None, 0
-            found = self._accept(c, buf, m, we, n, ctx, ends, rank)
-            if found:
-                return found
-            pos = max(m.end(), m.start() + 1)  # like finditer: never a suffix of a rejected match
-            if pos > s:
-                return None, 0  # a later match would not contain this hit
-        return None, 0
-
-    @staticmethod
-    def _accept(c: Compiled, buf: bytes, m: re.Match[bytes], we: int, n: int, ctx,
-                ends: dict[int, tuple[int, int]], rank: int):
-        m = _to_line_end(c.rx, buf, m, we)
-        if c.word and not boundary_before(buf, m.start()) and m.start() not in ends:
-            return None  # no leading boundary, unless a finding just ended there
-        # The cheap vetoes first (all are pure: the order changes no outcome); a
-        # rescan meets mostly values it masked itself.
-        span = m.span(c.rule.group)
-        if span[0] < 0:
-            span = m.span()
-        got = ends.get(span[1])
-        if got is not None and got[0] == span[0] and got[1] < rank:
-            return None  # a rule that ranks before this one masks these very bytes
-        value = buf[span[0] : span[1]]
-        if already_masked(value):
-            return None
-        if c.rule.kind not in IDENTITY_KINDS and not c.is_pem and is_placeholder(value):
-            return None  # ghp_XXXX…, sk_live_your_key_here: text that stands for a secret
-        if c.check is not None and not c.check(buf, m, ctx):
-            return None
-        return m, span

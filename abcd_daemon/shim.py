@@ -7,7 +7,6 @@ package import) and as ``abcd hook <event>``. Contract (DESIGN §3.1, invariants
   blocking: reading stops at EOF, when the writer pauses after a complete JSON object,
   or at ``STDIN_DEADLINE_S`` — then what arrived is spooled with ``cut_short`` set in
   the header, and stderr says so.
-- Read stdin (at most 1 MiB; a larger payload is replaced by a marker saying so).
 - ``stop`` and ``user-prompt-submit`` (fired after every response and before every
   prompt) spool a liveness marker instead of the payload: its ``session_id``,
   ``transcript_path``, ``cwd`` and ``hook_event_name``, nothing else — no prompt text,

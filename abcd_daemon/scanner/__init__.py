@@ -8,11 +8,22 @@ Public API (what capture calls)::
     redact_text(scanner, text, deadline=None, clock=...)  # -> Redaction, or raises
         # DegradedScanner / ScanDeadline / RedactionResidual
 
-Modules: ``rules`` (the table, as data), ``prefilter`` (Aho-Corasick), ``views``
-(JSON-escape and percent-decode views), ``pem``, ``identity``, ``network``,
-``checks`` (per-rule predicates), ``escapes`` (escape-unit facts), ``engine``
-(scan → findings), ``build`` (bundled + identity + additions), ``mask`` (stage-one
-masking), ``pipeline`` (sanitise → JSON guard → verify).
+Modules, by layer:
+
+- the rules, as data: ``rules`` (what a rule is), ``bundled`` (our fixed table),
+  ``generic`` (our generic detectors), ``provider`` + ``ruleset_cache`` (the
+  maintained ruleset, read from kingfisher and cached), ``identity`` (rules built from
+  the caller's identity), ``network``, ``pem``; ``build`` assembles them;
+- deciding what a value is: ``checks`` (per-rule predicates), ``values`` (placeholders,
+  checksums, entropy), ``shapes`` (bare and prefixed tokens by shape);
+- detection (stage one): ``compiled`` (a rule as the engine runs it), ``linear`` (RE2),
+  ``literals`` (keywords from a regex), ``gate`` (Vectorscan: which rules match on which
+  line), ``prefilter`` (Aho-Corasick keyword hits), ``spaced`` / ``views`` /
+  ``escapes`` / ``windows`` (what the rules read: escaped whitespace as spaces,
+  decoded views, escape units, lower-cased windows), ``engine`` (where each rule is
+  tried → findings), ``matching`` (one rule in one window);
+- redaction: ``mask`` (findings → masked bytes), ``jsonline`` (is a line still JSON),
+  ``pipeline`` (home fold → sanitise → JSON guard → verify).
 """
 
 from .build import build_scanner

@@ -31,7 +31,8 @@ from .generic import GENERIC_RULES
 from .identity import Identity, home_is_single_segment, identity_rules
 from .linear import compile_linear
 from .provider import RulesetUnavailable, load_ruleset
-from .rules import BUNDLED_BY_NAME, BUNDLED_RULES, SEVERITY_RANK, Rule
+from .bundled import BUNDLED_BY_NAME, BUNDLED_RULES
+from .rules import SEVERITY_RANK, Rule
 
 #: Our own detectors' version: bump it when a bundled or generic rule changes, so
 #: ``abcd history rescan`` knows which records an older table redacted.

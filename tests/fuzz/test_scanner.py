@@ -37,8 +37,8 @@ from hypothesis import strategies as st
 
 from abcd_daemon.errors import RedactionResidual, ScanDeadline
 from abcd_daemon.scanner import Identity, build_scanner, redact_text
-from abcd_daemon.scanner.rules import (BUNDLED_RULES, EXAMPLE_IDENTITY, HOME_KINDS,
-                                       IDENTITY_KINDS, PEM_KIND, PLACEHOLDERS)
+from abcd_daemon.scanner.bundled import BUNDLED_RULES, EXAMPLE_IDENTITY
+from abcd_daemon.scanner.rules import HOME_KINDS, IDENTITY_KINDS, PEM_KIND, PLACEHOLDERS
 
 from .fuzzing import bomb_depths, fuzz
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from abcd_daemon.scanner import Identity, build_scanner
-from abcd_daemon.scanner.rules import EXAMPLE_IDENTITY
+from abcd_daemon.scanner.bundled import EXAMPLE_IDENTITY
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ import pytest
 from abcd_daemon.errors import DegradedScanner, RedactionResidual
 from abcd_daemon.scanner import build_scanner, redact_text
 from abcd_daemon.scanner import rules as rules_mod
+from abcd_daemon.scanner.bundled import BUNDLED_RULES
 
 GOOD = {"name": "acme_token", "severity": "hard_fail", "keywords": ["acme_"], "regex": r"acme_[a-f0-9]{16,}",
         "examples": {"positive": ["acme_0123456789abcdef"], "negative": ["acme_short"]}}
@@ -71,7 +72,7 @@ def test_raising_an_identity_rule_severity_is_honoured(identity):
 
 def test_a_bundled_rule_that_fails_to_compile_degrades(identity, monkeypatch):
     broken = rules_mod.Rule(name="broken", kind="token:broken", severity="hard_fail", keywords=("x",), regex="(")
-    monkeypatch.setattr("abcd_daemon.scanner.build.BUNDLED_RULES", rules_mod.BUNDLED_RULES + (broken,))
+    monkeypatch.setattr("abcd_daemon.scanner.build.BUNDLED_RULES", BUNDLED_RULES + (broken,))
     sc = build_scanner(identity)
     assert sc.degraded.startswith("bundled rule table unusable")
     with pytest.raises(DegradedScanner):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import re
 
 from abcd_daemon.scanner.engine import Scanner
 from abcd_daemon.scanner.linear import compile_linear

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from abcd_daemon.scanner.generic import GENERIC_RULES
-from abcd_daemon.scanner.rules import BUNDLED_RULES, IDENTITY_KINDS, SEVERITY_RANK
+from abcd_daemon.scanner.bundled import BUNDLED_RULES
+from abcd_daemon.scanner.rules import IDENTITY_KINDS, SEVERITY_RANK
 
 from .helpers import own_rules
 

@@ -25,7 +25,8 @@ import urllib.parse
 from pathlib import Path
 
 from abcd_daemon.scanner import Identity, build_scanner
-from abcd_daemon.scanner.rules import BUNDLED_RULES, EXAMPLE_IDENTITY, Rule
+from abcd_daemon.scanner.bundled import BUNDLED_RULES, EXAMPLE_IDENTITY
+from abcd_daemon.scanner.rules import Rule
 
 MIN_NEEDLE = 8
 

@@ -39,7 +39,7 @@ import pytest
 
 from abcd_daemon.paths import Home
 from abcd_daemon.reconstruct import ReconstructOptions, reconstruct
-from abcd_daemon.scanner.rules import BUNDLED_RULES, EXAMPLE_IDENTITY
+from abcd_daemon.scanner.bundled import BUNDLED_RULES, EXAMPLE_IDENTITY
 from abcd_daemon.store.lane import Lane
 from abcd_daemon.store.records import list_records
 

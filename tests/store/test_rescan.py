@@ -8,7 +8,7 @@ from abcd_daemon.config import Config
 from abcd_daemon.errors import AbcdError
 from abcd_daemon.scanner import Identity, build_scanner
 from abcd_daemon.scanner.engine import Scanner
-from abcd_daemon.scanner.rules import BUNDLED_RULES
+from abcd_daemon.scanner.bundled import BUNDLED_RULES
 from abcd_daemon.store.capture import capture
 from abcd_daemon.store.lane import Lane
 from abcd_daemon.store.meta import CaptureMeta

@@ -129,13 +129,26 @@ BUNDLED_RULES: tuple[Rule, ...] = (
         negative=("sk_test_helper", "mask_test_" + _A20),
     ),
     Rule(
+        # Shapes distinctive with no name beside them: a NuGet API key (``oy2`` and 43
+        # lower-case base36), a Mailchimp key (32 hex and its datacenter, ``-us18``).
+        name="nuget_api_key", kind="token:nuget_api_key", severity=HARD, keywords=("oy2",),
+        regex=r"oy2[a-z0-9]{43}(?![a-z0-9])", positive=("oy2m15i9x4dmieg81iajrlg2fd5hwk0rkd3e1b237tpj5k",),
+        negative=("oy2short", "boy2m15i9x4dmieg81iajrlg2fd5hwk0rkd3e1b237tpj5k"),
+    ),
+    Rule(
+        name="mailchimp_api_key", kind="token:mailchimp_api_key", severity=HARD, keywords=("-us",),
+        regex=r"[0-9a-f]{32}-us[0-9]{1,2}(?![0-9A-Za-z])", anchor="0-9a-f", back=32,
+        positive=("2bbf5e0e59a222018afd9a0075b48820-us18", "apikey=2bbf5e0e59a222018afd9a0075b48820-us6"),
+        negative=("2bbf5e0e59a222018afd9a0075b48820-user", "locale en-us"),
+    ),
+    Rule(
         # crypt(3) password hashes (/etc/shadow lines, htpasswd, database dumps).
         name="crypt_hash", kind="token:crypt_hash", severity=HARD,
-        keywords=("$1$", "$2a$", "$2b$", "$2y$", "$5$", "$6$", "$7$", "$y$", "$gy$"),
-        regex=r"\$(?:1|2[aby]|5|6|7|y|gy)\$[./A-Za-z0-9$=,]{20,}", boundary="",
+        keywords=("$1$", "$2a$", "$2b$", "$2y$", "$5$", "$6$", "$7$", "$y$", "$gy$", "$apr1$"),
+        regex=r"\$(?:1|2[aby]|5|6|7|y|gy|apr1)\$[./A-Za-z0-9$=,]{20,}", boundary="",
         positive=("root:$6$Xq3kL9pz$" + _A20 + _A36 + ":19000:0:99999:7:::",
                   "$2b$12$" + _A36 + "abcdefghijklmnopq",
-                  "admin:$y$j9T$" + _A20 + "$" + _A20 + ":"),
+                  "admin:$y$j9T$" + _A20 + "$" + _A20 + ":", "admin:$apr1$Rk3J9x2m$Zq8mR2kW4xT7pL9sYfKlc."),
         negative=("it costs $5$ each", "$6$short$x", "a $1$ bill and a $2b$ note"),
     ),
     Rule(
@@ -174,9 +187,12 @@ BUNDLED_RULES: tuple[Rule, ...] = (
     Rule(
         # Beyond the reference: credentials in a URL's userinfo (scheme://user:pass@host).
         name="url_credentials", kind="secret:url_credentials", severity=HARD, keywords=("://",),
-        regex=r"[A-Za-z][A-Za-z0-9+.-]{0,15}:(?:\\*/){2}[^\s/:@\"'<>\\]{1,128}:([^\s/@\"'<>\\]{3,256})@",
-        group=1, anchor="A-Za-z0-9+.-", back=16, check="url_password",
-        positive=("postgres://app:Sup3rS3cret@db.internal:5432/app", "https://bob:tok3n-xyz@git.corp.dev/x.git"),
+        # (a scheme of up to 32: ``postgresql+psycopg2``; the password runs to the last
+        # ``@`` before the host, so one holding an ``@`` is masked whole)
+        regex=r"[A-Za-z][A-Za-z0-9+.-]{0,31}:(?:\\*/){2}[^\s/:@\"'<>\\]{1,128}:([^\s/\"'<>\\]{3,256})@",
+        group=1, anchor="A-Za-z0-9+.-", back=32, check="url_password",
+        positive=("postgres://app:Sup3rS3cret@db.internal:5432/app", "https://bob:tok3n-xyz@git.corp.dev/x.git",
+                  "postgresql+psycopg2://app:Su7rK!x21@localhost/db", "https://deploy:D@3kQ9wM@pypi.example.com/simple"),
         negative=("https://github.com/owner/repo", "postgres://app:${PASSWORD}@db/app", "http://u:***@h"),
     ),
     Rule(

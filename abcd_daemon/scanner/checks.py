@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from . import network
 from .shapes import bare_random, prefixed_body
-from .values import DIGIT, HARNESS_ID_PREFIXES, bad_checksum, is_placeholder, looks_secret, random_letters, random_shaped
+from .values import DIGIT, HARNESS_ID_PREFIXES, PUBLIC_PREFIXES, bad_checksum, is_placeholder, looks_secret, random_letters, random_shaped
 from .escapes import ALNUM, boundary_after, boundary_before
 
 _SEGMENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -211,15 +211,40 @@ def cli_password(buf, m, ctx) -> bool:
     value glued to its flag is a password whatever its shape (``mysql -p app`` names
     a database, ``-papp`` is a password), so only the shape gate's placeholders,
     references and numbers (``psql -p5432``, a port) pass it."""
-    glued = _GLUED_FLAG.search(buf, m.start(), m.start(1)) is not None
-    return looks_secret(m.group(1), min_len=4, shape=not glued)
+    g = next(i for i in (1, 2, 3) if m.start(i) >= 0)  # single-quoted, double-quoted or bare
+    glued = _GLUED_FLAG.search(buf, m.start(), m.start(g)) is not None
+    return looks_secret(m.group(g), min_len=4, shape=not glued)
+
+
+_PROSE = re.compile(rb"[A-Za-z]+(?: [A-Za-z]+)+")
+
+
+def literal_password(buf, m, ctx) -> bool:
+    """A value whose place says it is a password (a call's or a statement's literal,
+    a credential file's field): masked whatever its shape, unless it is a
+    placeholder, a reference, a number, a path or words of prose."""
+    v = m.group(1)
+    return looks_secret(v, min_len=4, shape=False) and _PROSE.fullmatch(v) is None
+
+
+#: Words of English prose that no BIP-39 word list holds.
+_NOT_SEED = frozenset(b"the and you your are for with that this when from have will can not was were they them "
+                      b"their what which into our".split())
+
+
+def seed_words(buf, m, ctx) -> bool:
+    """A seed phrase: 12, 15, 18, 21 or 24 words, none of them common prose."""
+    words = m.group(1).split()
+    return len(words) in (12, 15, 18, 21, 24) and not any(w.lower() in _NOT_SEED for w in words)
 
 
 def token_shaped(buf, m, ctx) -> bool:
-    """A prefixed random token: not a harness id, not a checksummed token whose
-    checksum is wrong, and its body reads as random."""
+    """A prefixed random token: not a harness id or a public key, not a checksummed
+    token whose checksum is wrong, and its body reads as random."""
     prefix = buf[m.start() : m.start(1)].lower()
-    return prefix not in HARNESS_ID_PREFIXES and random_shaped(m.group(1)) and not bad_checksum(m.group(0))
+    if prefix in HARNESS_ID_PREFIXES or m.group().startswith(PUBLIC_PREFIXES):
+        return False  # a harness id, or a key that is public by design
+    return random_shaped(m.group(1)) and not bad_checksum(m.group(0))
 
 
 def not_public(buf, m, ctx) -> bool:
@@ -237,10 +262,18 @@ def _names_no_secret(name: bytes) -> bool:
     return bool(_PUBLIC_NAME.search(name) or bare.lstrip(b"_n") in _ID_NAMES or _FILE_NAME.search(name))
 
 
+#: Flags named for a key whose value is an id, a server or a file (``gpg --recv-keys``).
+_ID_FLAG = re.compile(rb"(?i)--?(?:recv-keys?|keyserver|key-?server|key-?id|keyring|key-?file|key-?path|sign-key|"
+                      rb"default-key|local-user|trusted-key|export-keys?|import-keys?|auth-?type|token-?file)\b")
+
+
 def flag_value(buf, m, ctx) -> bool:
-    """A command-line flag starts a word (``online-llm-tokenizer`` holds none)."""
+    """A command-line flag starts a word (``online-llm-tokenizer`` holds none) and is
+    not one whose value names a key rather than holding one (``--recv-keys ID``)."""
     s = m.start()
     if s > 0 and buf[s - 1] not in b" \t\"'(=[" and not (s > 1 and buf[s - 2 : s] in (b"\\n", b"\\t")):
+        return False
+    if _ID_FLAG.match(buf, s):
         return False
     return looks_secret(m.group(1))
 
@@ -271,6 +304,8 @@ CHECKS: dict[str, Callable] = {
     "secret_value": secret_value,
     "prose_secret": prose_secret,
     "cli_password": cli_password,
+    "literal_password": literal_password,
+    "seed_words": seed_words,
     "rp_session_key": rp_session_key,
     "sk_generic": sk_generic,
     "aws_example": aws_example,

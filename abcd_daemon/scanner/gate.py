@@ -298,11 +298,21 @@ def _group_end(regex: str, i: int) -> int:
     return -1
 
 
+def _pattern_bytes(pattern: str) -> bytes:
+    """``pattern``'s bytes as RE2 reads the same rule (``linear.compile_linear``):
+    Latin-1 when it can be (one byte per character), else UTF-8 — a rule naming a
+    word in Cyrillic or CJK matches the UTF-8 bytes a transcript holds."""
+    try:
+        return pattern.encode("latin-1")
+    except UnicodeEncodeError:
+        return pattern.encode("utf-8")
+
+
 @functools.lru_cache(maxsize=4)
 def _database(patterns: tuple[str, ...], cache_dir: str | None):
     if hyperscan is None or not patterns:
         return None, ()
-    raw = [p.encode("latin-1", "replace") for p in patterns]
+    raw = [_pattern_bytes(p) for p in patterns]
     key = hashlib.sha256(b"\0".join(raw)).hexdigest()[:32]
     name = f"gate-{key}.hsdb"
     cached = _load(cache_dir, name) if cache_dir else None

@@ -30,7 +30,8 @@ starred whole, since their name still matches after masking):
   token (``engine.FALLBACK_KINDS``), and the checks let ids, digests, paths, names,
   public keys and base64 file contents through.
 URL userinfo in any scheme and JWTs of any length are bundled rules
-(``url_credentials``, ``jwt_shaped``).
+(``url_credentials``, ``jwt_shaped``); calls, declarations, statements and
+credential-file lines are ``forms``'s.
 """
 
 from __future__ import annotations
@@ -38,13 +39,13 @@ from __future__ import annotations
 import dataclasses
 
 from .gate import word_prefix_except
-from .rules import WARN, Rule
+from .forms import FORM_RULES
+from .rules import GENERIC_SOURCE, WARN, Rule
 from .shapes import MAX_BARE, MIN_BARE
 from .values import HARNESS_ID_PREFIXES
 
-GENERIC_SOURCE = "generic"
 #: The words that make a name secret-ish (lower-case; matched case-insensitively).
-SECRET_WORDS = ("key", "token", "secret", "pass", "pwd", "cred", "auth", "api")
+SECRET_WORDS = ("key", "token", "secret", "pass", "pwd", "cred", "auth", "api", "psk")
 _WORDS = "(?:" + "|".join(SECRET_WORDS) + ")"
 #: Short words that make a name secret-ish only as a whole segment of it
 #: (``azure_devops_pat``, ``--ext-pat``; never ``path`` or ``compat``).
@@ -58,7 +59,8 @@ _SEGMENT_KEYS = tuple(f"{sep}{w}" for w in SEGMENT_WORDS for sep in "_-.") + tup
     f"{w}{sep}" for w in SEGMENT_WORDS for sep in "_-")
 _Q = r"""(?:\\{0,3}["'`])?"""  # a quote, plain or JSON-escaped up to three times
 _VALUE = r"""([^\s"'`\\,;<>(){}\[\]&|]{6,})"""
-_CLIENTS = ("mysql", "mariadb", "sshpass", "sqlcmd", "mongo", "redis-cli", "isql", "pg_dump", "psql")
+_CLIENTS = ("mysql", "mariadb", "sshpass", "sqlcmd", "mongo", "redis-cli", "isql", "pg_dump", "psql",
+            "docker login", "podman login", "buildah login", "skopeo login", "nerdctl login", "helm registry login")
 
 _A40 = "Xk29qLm7Tz4vBn8RcW1yHs5dJf3gPa6eUo0iKl2M"
 _TOKEN_BODY = r"[A-Za-z0-9][a-z0-9_\-]*[A-Z][A-Za-z0-9_\-]*[A-Za-z0-9]"  # prefixed_token's
@@ -76,12 +78,14 @@ GENERIC_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         name="secret_assignment", kind="secret:assignment", severity=WARN, keywords=SECRET_WORDS + _SEGMENT_KEYS,
-        regex=r"(?i)" + _NAME + _Q + r"[ \t]{0,4}(?:=>|:=|\+=|=|:)[ \t]{0,4}" + _Q
+        # (``\]?``: a subscript, ``app.config["SECRET_KEY"] = "v"``)
+        regex=r"(?i)" + _NAME + _Q + r"\]?[ \t]{0,4}(?:=>|:=|\+=|=|:)[ \t]{0,4}" + _Q
               + r"(?:(?:basic|bearer|token|bot)[ \t]+)?" + _VALUE,
         group=1, back=80, reach=420, boundary="", check="not_public", source=GENERIC_SOURCE, search="neighbourhood",
         positive=("DB_PASS=hunter2-Xk29!q", f"export STRIPE_KEY={_A40}", f'{{"api_key": "{_A40}"}}',
                   f'{{"t":"{{\\"client_secret\\": \\"{_A40}\\"}}"}}', f"aws_secret: {_A40}",
-                  "Server=db;Uid=app;Pwd=Zq8!mR2#kW;", f"DefaultEndpointsProtocol=https;AccountKey={_A40}==;",
+                  "Server=db;Uid=app;Pwd=Zq8!mR2#kW;", 'app.config["SECRET_KEY"] = "6a6f0fb23c6f5da2cec255404e4fb440"',
+                  'wpa: psk="Zq8mR2kW4xT7pL9s"', f"DefaultEndpointsProtocol=https;AccountKey={_A40}==;",
                   f"https://api.x.io/v1?api_key={_A40}&q=1"),
         negative=("password_policy=strict", "token_count=1024", "api_version: 2024-01-01", "auth: true",
                   "API_KEY=${API_KEY}", "api_key=your_api_key_here", "password = os.environ",
@@ -99,12 +103,14 @@ GENERIC_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         name="cli_password", kind="secret:cli_password", severity=WARN, keywords=_CLIENTS,
+        # (a quoted password runs to its closing quote: ``-p '^PMes=F&I%#77&'``)
         regex=r"(?i)(?:" + "|".join(_CLIENTS) + r")[a-z0-9_-]*[^\n|;&]{0,200}?[ \t](?:-p|-a|-P)[ \t]?"
-              + _Q + r"""([^\s"'`\\|;&]{4,128})""",
+              + r"""(?:'([^'\\\n]{4,128})'|"([^"\\\n]{4,128})"|""" + _Q + r"""([^\s"'`\\|;&]{4,128}))""",
         group=1, reach=420, boundary="word", check="cli_password", source=GENERIC_SOURCE,
         positive=("mysql -u root -pZq8mR2kW4 app", "sshpass -p 'Tr0ub4dor77' ssh host", "redis-cli -a s3cr3tPw9 ping",
+                  "docker login -u me -p 'We7rT!x9q' ghcr.io", "docker login -u deploy -p '^PMes=F&I%#77&' r.io",
                   "mysql -u root -pRcYpIffRWGpCnc app", "mysql -uroot -p'CorrectHorseBattery' app"),
-        negative=("mysql -u root -p app", "mysql -P 3306 -h db", "psql -p 5432 -U app", "psql -p5432 -U app",
+        negative=("mysql -u root -p app", "mysql -P 3306 -h db", "docker run -p 8080:80 nginx", "psql -p 5432 -U app", "psql -p5432 -U app",
                   "mysql -u root -p$MYSQL_PWD app", "mysql -uroot -p'${DB_PASSWORD}' app", "mysql -u root -pxxxx app"),
     ),
     Rule(
@@ -253,7 +259,7 @@ _VALUE_GATE = r"""[^\s"'`\\,;<>(){}\[\]&|]*[^\s"'`\\,;<>(){}\[\]&|*]"""
 GENERIC_RULES = tuple(
     dataclasses.replace(r, gate=r.regex[: -len(_VALUE)] + _VALUE_GATE) if r.regex.endswith(_VALUE) and not r.gate
     else r for r in GENERIC_RULES
-)
+) + FORM_RULES  # (the forms code and credential files give a secret: ``forms``)
 
 #: Kinds whose value is starred end to end (its name still matches after masking).
 WHOLE_STAR = frozenset(r.kind for r in GENERIC_RULES if r.kind.startswith("secret:"))

@@ -19,7 +19,7 @@ import re
 from .compiled import Compiled
 from .escapes import ALNUM, boundary_before
 from .rules import IDENTITY_KINDS
-from .values import TOKEN_LEAD, already_masked, is_placeholder
+from .values import EXAMPLE_SECRETS, TOKEN_LEAD, already_masked, is_placeholder, structure_only
 
 #: Candidates tried per hit before giving up (each a rejected match the hit is inside).
 _MAX_TRIES = 16
@@ -97,8 +97,9 @@ def line_matches(c: Compiled, ci: int, buf: bytes, ls: int, le: int, out: list,
         # The vetoes are pure, so their order changes no outcome: masked text
         # first (a rescan meets mostly values it masked itself), then the check.
         value = buf[span[0] : span[1]]
-        if already_masked(value) or (c.check is not None and not c.check(buf, m, ctx)) \
-                or is_placeholder(value):
+        if already_masked(value) or structure_only(value) \
+                or (c.check is not None and not c.check(buf, m, ctx)) or is_placeholder(value) \
+                or m.group() in EXAMPLE_SECRETS:
             # A rejected value may itself open a match (``-genkey -storepass X``:
             # ``-storepass`` was the rejected value of ``-genkey``): look again
             # from it, not from the match's end.
@@ -147,15 +148,17 @@ def accept(c: Compiled, buf: bytes, m: re.Match[bytes], we: int, n: int, ctx,
     # rescan meets mostly values it masked itself.
     span = m.span(c.rule.group)
     if span[0] < 0:
-        span = m.span()
+        # a group in an alternation that did not take part: the next one that did
+        # (``'…'`` | ``"…"`` | bare), else the whole match
+        span = next((m.span(g) for g in range(c.rule.group + 1, c.groups + 1) if m.start(g) >= 0), m.span())
     got = ends.get(span[1])
     if got is not None and got[0] == span[0] and got[1] < rank:
         return None  # a rule that ranks before this one masks these very bytes
     value = buf[span[0] : span[1]]
-    if already_masked(value):
+    if already_masked(value) or structure_only(value):
         return None
-    if c.rule.kind not in IDENTITY_KINDS and not c.is_pem and is_placeholder(value):
-        return None  # ghp_XXXX…, sk_live_your_key_here: text that stands for a secret
+    if c.rule.kind not in IDENTITY_KINDS and not c.is_pem and (is_placeholder(value) or m.group() in EXAMPLE_SECRETS):
+        return None  # ghp_XXXX…, sk_live_your_key_here, a documented key: text that stands for a secret
     if c.check is not None and not c.check(buf, m, ctx):
         return None
     return m, span

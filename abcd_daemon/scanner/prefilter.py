@@ -31,6 +31,7 @@ from collections.abc import Collection, Sequence
 
 import ahocorasick_rs
 
+from .forms import VIEW_TRIGGERS as FORM_TRIGGERS
 from .windows import lowered_windows
 
 #: Owner id of a view trigger in a keyword's owner list.
@@ -46,6 +47,8 @@ VIEW_TRIGGERS: tuple[bytes, ...] = (
     # A quote escaped twice: JSON serialised inside a JSON string, whose secrets
     # are followed by \\\" — one decoded layer shows them as a rule expects.
     + (b'\\\\\\"',)
+    # The words for "password" in other languages, \u-escaped (``forms``).
+    + FORM_TRIGGERS
 )
 
 #: Per-allowed-set automata kept at most (a scanner sees few distinct sets).

@@ -46,6 +46,8 @@ from __future__ import annotations
 import dataclasses
 
 HARD, WARN, INFO = "hard_fail", "warn", "info"
+#: ``Rule.source`` of our generic detectors (``generic``, ``forms``).
+GENERIC_SOURCE = "generic"
 #: Severity order: a repository addition may move a bundled rule up, never down.
 SEVERITY_RANK = {INFO: 0, WARN: 1, HARD: 2}
 

@@ -8,9 +8,11 @@ tokens. The generic rule ``bare_token`` finds such runs between delimiters; the
 check here decides, and lets through what transcripts are full of:
 
 - paths and URLs (a ``/`` and a ``.`` in one run, or a leading ``/ . ~``);
-- identifiers harnesses write (``toolu_…``, ``msg_…``, ``req_…``) and values of
+- identifiers harnesses write (``toolu_…``, ``msg_…``, ``req_…``), keys public by
+  design (Stripe's ``pk_live_…``), and values of
   keys that hold ids, digests and signatures rather than secrets (``"signature":``,
   ``"id":``, ``"sha":`` …);
+- Go module digests (``go.sum``'s ``h1:`` hashes);
 - file contents in base64 (a data URI, a known file signature such as PNG's
   ``iVBORw0KGgo``), public keys (after ``ssh-…``, inside a PUBLIC KEY or
   CERTIFICATE block of the same line), a whole line of 64 or 76 base64 bytes
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from .values import DIGIT, HARNESS_ID_PREFIXES, TOKEN_LEAD, bad_checksum, class_profile, entropy, is_placeholder
+from .values import DIGIT, HARNESS_ID_PREFIXES, PUBLIC_PREFIXES, TOKEN_LEAD, bad_checksum, class_profile, entropy, is_placeholder
 
 #: Longer runs are blobs (images, signatures, archives), never a pasted credential.
 MAX_BARE = 1024
@@ -66,7 +68,7 @@ def bare_random(buf: bytes, m, ctx) -> bool:
     if not MIN_BARE <= len(v) <= MAX_BARE or v[:1] in b"/.~" or (b"/" in v and b"." in v) or b"//" in v[2:]:
         return False
     lead = TOKEN_LEAD.match(v)
-    if lead is not None and lead.group().lower() in HARNESS_ID_PREFIXES:
+    if lead is not None and lead.group().lower() in HARNESS_ID_PREFIXES or v.startswith(PUBLIC_PREFIXES):
         return False
     if len(v) in (64, 76) and _B64_LINE.fullmatch(v):
         s, e = m.span(1)
@@ -81,7 +83,7 @@ def bare_random(buf: bytes, m, ctx) -> bool:
     s = m.start(1)
     ls = buf.rfind(b"\n", 0, s) + 1
     before = buf[max(ls, s - 48) : s]
-    if _BENIGN_KEYS.search(before) or before.endswith((b"base64,", b"sha256-", b"sha512-", b"sha1-")):
+    if _BENIGN_KEYS.search(before) or before.endswith((b"base64,", b"sha256-", b"sha512-", b"sha1-", b" h1:")):
         return False
     if _KEY_ALGORITHM.search(before):
         return False

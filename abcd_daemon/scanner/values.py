@@ -5,10 +5,15 @@ Three predicates, all pure over the candidate value's bytes:
 - :func:`already_masked` — abcd's own mask: only ``*``, or the seal's shape (at most
   ``SEAL_HEAD`` + ``SEAL_TAIL`` = 5 bytes of the original around a run of stars). A
   rescan must not find its own output again.
+- :func:`structure_only` — JSON punctuation, quotes, backslashes and blanks alone
+  (``}]},``): the text around values, never a value. A pattern whose optional quote
+  took a string's closing quote reads the structure after it as a value; masking
+  it could not change the line (the JSON guard keeps structure), so it would be
+  found again on every rescan and refuse a clean transcript.
 - :func:`is_placeholder` — text that stands for a secret without being one, so a
   transcript keeps its meaning: documented example keys (AWS's, Stripe's, …), values
   that name themselves (``example``, ``placeholder``, ``your_…``, ``changeme``,
-  ``dummy``, ``redacted``), template references (``${VAR}``, ``$VAR``, ``{{ x }}``,
+  ``dummy``, ``redacted``, or just ``password``), YAML tags (``!vault``), template references (``${VAR}``, ``$VAR``, ``{{ x }}``,
   ``<your-token>``, ``%(x)s``), and runs of one or two characters (``XXXX…``,
   ``****``, ``0000…``), and tokens that are structurally invalid: a GitHub
   (``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_``) or npm (``npm_``) token of its
@@ -38,7 +43,21 @@ EXAMPLE_SECRETS = frozenset({
     b"sk_test_4eC39HqLyjWDarjtT1zdp7dc",
     b"pk_test_TYooMQauvdEDq54NiTphI7jx",
     b"xoxb-not-a-real-token-this-will-not-work",
+    # jwt.io's sample token (HS256, "John Doe"), in every JWT tutorial
+    b"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
+    b".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
 })
+#: Prefixes of keys that are public by design (Stripe's publishable keys ship to browsers).
+PUBLIC_PREFIXES = (b"pk_live_", b"pk_test_")
+#: Values that are the name of what they stand for (``postgres://user:password@``,
+#: ``curl -u USERNAME:PASSWORD``), compared lower-case.
+_SELF_NAMES = frozenset(b"password passwd passwort pass pwd secret token apikey api_key api-key username user "
+                        b"mypassword yourpassword secretkey secret_key accesstoken access_token changeit".split())
+#: A user:password pair, alone or as a URL's userinfo: its password part.
+_USER_PASSWORD = re.compile(rb"(?:^|//)[^:/@\s]{1,64}:([^:/@\s]{1,64})(?:@|$)")
+#: YAML tags that stand where a value would (``password: !vault |``, ``!Ref``).
+_YAML_TAG = re.compile(rb"(?i)!(?:vault|unsafe|ref|sub|getatt|join|select|split|base64|importvalue|findinmap|if|"
+                       rb"equals|not|and|or|cidr|getazs|transform|condition|env|secret|include)")
 #: Matched against the lower-cased value (faster than an ``(?i)`` search).
 _NAMED = re.compile(
     rb"example|placeholder|your[_-]|your(?:own)?(?:api|access|secret|auth|app|token|key|pass|client|private)"
@@ -62,12 +81,25 @@ def already_masked(value: bytes) -> bool:
     return stars >= 4 and len(value) - stars <= 5 and b"****" in value
 
 
+_STRUCTURE = b'{}[],:"\'`\\ \t'
+
+
+def structure_only(value: bytes) -> bool:
+    """Nothing but JSON punctuation, quotes, backslashes and blanks."""
+    return not value.translate(None, _STRUCTURE)
+
+
 @functools.lru_cache(maxsize=8192)  # pure; rules that share a value ask twice
 def is_placeholder(value: bytes) -> bool:
     """A value that stands for a secret (documented, named, templated, a run, or a
-    checksummed token whose checksum is wrong)."""
+    checksummed token whose checksum is wrong, a value that is its own name, a YAML tag)."""
     if value in EXAMPLE_SECRETS or (len(value) >= 4 and len(set(value)) <= 2):
         return True
+    if value.lower() in _SELF_NAMES or _YAML_TAG.fullmatch(value):
+        return True
+    pair = _USER_PASSWORD.search(value)
+    if pair is not None and pair.group(1).lower() in _SELF_NAMES:
+        return True  # user:password, scheme://user:password@host
     return _NAMED.search(value.lower()) is not None or bad_checksum(value)
 
 
@@ -157,6 +189,8 @@ def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True) -> bool:
         return False  # os.environ, getApiKey(), self.token
     if v[:2] in (b"$(", b"${", b"%(") or v.startswith((b"ssh-", b"ecdsa-", b"sk-ssh-")):
         return False  # a command substitution, or a public key's algorithm name
+    if v.startswith(PUBLIC_PREFIXES):
+        return False
     if not shape:
         return v[:1] not in b"$<{" and len(set(v)) > 2
     classes = _classes(v)

@@ -147,6 +147,17 @@ def test_a_span_over_a_json_number_refuses_rather_than_breaking_the_line(identit
         raise AssertionError("expected a refusal")
 
 
+def test_a_client_command_ending_a_json_string_is_kept_not_refused(scanner):
+    # ``-p`` then the string's closing quote: the text after it is JSON structure,
+    # which no mask can change — once read as the password, it refused the transcript.
+    raw = json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "content": "mysql -u root -p"}]},
+                      "toolUseResult": {"stdout": "mysql -u root -p", "stderr": ""}}).encode()
+    out = redact_text(scanner, raw)
+    assert out.text == raw and out.secrets == 0
+    pw = redact_text(scanner, line("mysql -u root -pZq8mR2kW4xT7 app"))
+    assert b"Zq8mR2kW4xT7" not in pw.text and is_json(pw.text)
+
+
 def test_non_json_lines_are_redacted_without_a_json_check(scanner):
     raw = b"plain text " + GHP.encode() + b" {not json\n"
     out = redact_text(scanner, raw).text

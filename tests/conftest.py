@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,24 @@ FIXTURES = Path(__file__).parent / "fixtures" / "claude-code-log"
 #: every capture of a line holding "…QQ" is refused — the tests' way to a residual.
 NEVER_CONVERGES = {"name": "test-self-matching", "severity": "hard_fail", "keywords": ["qq"],
                    "regex": r"(?P<secret>[A-Za-z0-9])[A-Za-z0-9]*QQ"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_daemon_left_behind(request, tmp_path_factory):
+    """A test file must stop every daemon it started, even when a test fails: after the
+    file (its module fixtures torn down first) a daemon of this run still running is
+    stopped here and reported as an error of the file's last test (:mod:`tests.leaks`)."""
+    from . import leaks
+
+    yield
+    base = tmp_path_factory.getbasetemp()
+    deadline = time.monotonic() + 5  # a daemon told to stop may still be exiting
+    while (left := leaks.daemons_under(base)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if left:
+        leaks.stop_all(left)
+        pytest.fail(f"{request.node.nodeid} left {len(left)} daemon(s) running (now stopped): "
+                    + "; ".join(f"pid {pid}: {cmd}" for pid, cmd in sorted(left.items())), pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -58,11 +58,18 @@ class World:
         self.daemon: DaemonProc | None = None
 
     def start(self) -> "World":
+        """Start the daemon and wait for its start-up catch-up. On failure the daemon
+        is stopped (a caller's ``finally: world.stop()`` may not be reached yet)."""
         self.daemon = DaemonProc(self.env, self.tmp / "d.log").wait_ready(timeout=60)
         status = self.home / "status.json"
-        # The first coverage summary is written once the start-up catch-up is done.
-        wait_for(lambda: status.exists() and '"missing"' in status.read_text(), 30,
-                 what="the start-up catch-up")
+        try:
+            # The first coverage summary is written once the start-up catch-up is done.
+            wait_for(lambda: status.exists() and '"missing"' in status.read_text(), 30,
+                     what="the start-up catch-up")
+        except AssertionError as exc:
+            daemon, self.daemon = self.daemon, None
+            daemon.stop()
+            raise AssertionError(f"{exc}; daemon log:\n{daemon.read_log()}") from None
         return self
 
     def stop(self) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,59 @@ FIXTURES = Path(__file__).parent / "fixtures" / "claude-code-log"
 #: every capture of a line holding "…QQ" is refused — the tests' way to a residual.
 NEVER_CONVERGES = {"name": "test-self-matching", "severity": "hard_fail", "keywords": ["qq"],
                    "regex": r"(?P<secret>[A-Za-z0-9])[A-Za-z0-9]*QQ"}
+
+
+def _machine_lock(tmp_path_factory, mode: int):
+    """Hold ``flock(mode)`` on a lock file every worker of this run shares (the xdist
+    workers' base temp directories have one parent) for the fixture's test."""
+    import fcntl
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    fd = os.open(shared / "machine.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, mode)
+        yield
+    finally:
+        os.close(fd)
+
+
+@pytest.fixture
+def saturates_the_machine(tmp_path_factory):
+    """For a test that loads the machine on purpose (a burst of 200 hook processes):
+    it waits until no ``measures_latency`` test runs on another worker, and none starts
+    until it is done. A burst beside a latency promise starved that test's daemon (13 s
+    to answer, where it takes 2) — the other test's failure, not this one's."""
+    import fcntl
+
+    yield from _machine_lock(tmp_path_factory, fcntl.LOCK_EX)
+
+
+@pytest.fixture
+def measures_latency(tmp_path_factory):
+    """For a test whose assertions are wall-clock promises (stored within N s): it never
+    runs beside a ``saturates_the_machine`` test (any number of these run together)."""
+    import fcntl
+
+    yield from _machine_lock(tmp_path_factory, fcntl.LOCK_SH)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_daemon_left_behind(request, tmp_path_factory):
+    """A test file must stop every daemon it started, even when a test fails: after the
+    file (its module fixtures torn down first) a daemon of this run still running is
+    stopped here and reported as an error of the file's last test (:mod:`tests.leaks`)."""
+    from . import leaks
+
+    yield
+    base = tmp_path_factory.getbasetemp()
+    deadline = time.monotonic() + 5  # a daemon told to stop may still be exiting
+    while (left := leaks.daemons_under(base)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if left:
+        leaks.stop_all(left)
+        pytest.fail(f"{request.node.nodeid} left {len(left)} daemon(s) running (now stopped): "
+                    + "; ".join(f"pid {pid}: {cmd}" for pid, cmd in sorted(left.items())), pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,12 @@ fixed. Checked, in order:
    macOS, NUL included) — unless systemd handed us the socket;
 3. ``config.toml`` is usable (:func:`abcd_daemon.config.load_config`);
 4. the scanner builds whole: a degraded one would refuse every capture, so a daemon
-   running with it would only pile transcripts up in staging.
+   running with it would only pile transcripts up in staging. It is built without its
+   Vectorscan gate, which never decides whether a scanner is whole: compiling the gate
+   on a cold cache (a first start, a cache directory the service cannot write) costs
+   seconds of CPU — a minute on a busy machine — and the daemon does not listen until
+   preflight is done; the first capture compiles it, in a worker thread, while the
+   socket answers.
 """
 
 from __future__ import annotations
@@ -55,9 +60,9 @@ def check_socket_path(path: str) -> None:
 
 
 def check_scanner(config: Config) -> None:
-    from ..queue.scanners import ScannerPool
+    from ..scanner import build_scanner, probe_identity
 
-    degraded = ScannerPool(config).get("").degraded
+    degraded = build_scanner(probe_identity(None), config.scanner_additions, gated=False).degraded
     if degraded:
         raise DegradedScanner(
             f"the scanner is degraded ({degraded}); the daemon would refuse every capture",

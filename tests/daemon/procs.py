@@ -60,8 +60,17 @@ class DaemonProc:
             env=env, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
 
     def wait_ready(self, timeout=20.0):
-        wait_for(lambda: answers(self.env) or self.proc.poll() is not None, timeout, what="daemon")
-        assert self.proc.poll() is None, self.read_log()
+        """Wait until the daemon answers; returns self. A daemon that exited or did not
+        answer in time is stopped before the failure is raised (with its log), so no
+        caller leaks it."""
+        try:
+            wait_for(lambda: answers(self.env) or self.proc.poll() is not None, timeout, what="daemon")
+            assert self.proc.poll() is None, f"the daemon exited ({self.proc.returncode})"
+        except BaseException as exc:
+            self.stop()
+            if isinstance(exc, AssertionError):
+                raise AssertionError(f"{exc}\ndaemon log:\n{self.read_log()}") from None
+            raise
         return self
 
     def read_log(self) -> str:

@@ -69,7 +69,7 @@ def test_sigterm_mid_drain_exits_zero_and_loses_nothing(tmp_path):
     assert len(list_records(lane)) == len(agents)
 
 
-def test_kill_9_during_a_burst_loses_nothing_and_duplicates_nothing(tmp_path):
+def test_kill_9_during_a_burst_loses_nothing_and_duplicates_nothing(tmp_path, saturates_the_machine):
     env = env_for(tmp_path)
     repo = tmp_path / "repo"
     sha = make_repo(repo)

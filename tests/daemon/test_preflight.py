@@ -112,3 +112,23 @@ def test_a_good_start_then_a_second_start_reports_the_running_daemon(tmp_path):
         assert code == 0 and out.startswith("abcd daemon already running (pid ")
     finally:
         assert abcd(env, "daemon", "stop")[0] == 0
+
+
+def test_a_first_start_answers_before_the_scanner_s_gate_is_compiled(tmp_path, ruleset_cache):
+    """Preflight checks that the scanner builds whole without compiling its Vectorscan
+    gate (seconds of CPU on a cold cache, a minute on a busy machine — a first start, or
+    a service whose cache directory is read-only): the daemon must answer first; its
+    first capture compiles the gate."""
+    import shutil
+
+    from .procs import DaemonProc
+
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    for converted in ruleset_cache.glob("ruleset-*.json"):  # the rules converted; no gate
+        shutil.copy2(converted, cache / converted.name)
+    daemon = DaemonProc(env_for(tmp_path, ABCD_CACHE=str(cache)), tmp_path / "d.log").wait_ready()
+    try:
+        assert not list(cache.glob("gate-*")), "the daemon answered only once its gate was compiled"
+    finally:
+        assert daemon.stop() == 0, daemon.read_log()

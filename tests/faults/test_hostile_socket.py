@@ -143,7 +143,7 @@ def test_slowloris_clients_are_dropped_at_the_request_deadline_while_others_are_
     served.still_serving()
 
 
-def test_a_burst_of_200_hooks_at_once_all_ring_and_every_payload_is_taken(served):
+def test_a_burst_of_200_hooks_at_once_all_ring_and_every_payload_is_taken(served, saturates_the_machine):
     before = len(shim_log(served.env))
 
     def hook(n):
@@ -163,7 +163,7 @@ def test_a_burst_of_200_hooks_at_once_all_ring_and_every_payload_is_taken(served
     served.still_serving()
 
 
-def test_a_burst_of_200_raw_connections_is_served_and_a_request_after_it_answers(served):
+def test_a_burst_of_200_raw_connections_is_served_and_a_request_after_it_answers(served, saturates_the_machine):
     def ring(_):
         with _connect(served, timeout=30) as s:
             s.sendall(HELLO)

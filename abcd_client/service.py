@@ -4,14 +4,16 @@ The unit templates are the files in the checkout's ``systemd/`` directory. Rende
 fills in, from the environment ``abcd daemon install`` runs in:
 - the absolute path of this ``abcd`` executable, quoted for the unit syntax (a path
   with a space, ``%``, ``$``, ``"`` or ``\\`` stays one word meaning what it says);
-- the settings the daemon must share with the hooks and the CLI: ``ABCD_HOME``
-  (always, made absolute), ``PATH`` (the daemon runs git), and ``ABCD_SOCKET`` /
+- the settings the daemon must share with the hooks and the CLI: ``ABCD_HOME`` and
+  ``ABCD_CACHE`` (always, made absolute: the compiled ruleset and gate the CLI's
+  ``abcd redact`` also reads), ``PATH`` (the daemon runs git), and ``ABCD_SOCKET`` /
   ``TMPDIR`` when set — without them a service-run daemon would use another store or
   socket than the user's shell;
-- the directories the sandboxed service may write (``ABCD_HOME``, the socket's
-  directory) and the socket path.
-``install`` writes the rendered files, creates ``ABCD_HOME`` (the sandbox can only
-grant an existing directory), reloads the manager and enables the socket; a manager
+- the directories the sandboxed service may write (``ABCD_HOME``, the cache, the
+  socket's directory) and the socket path. (Without the cache, every service start
+  converted the ruleset again and its first capture compiled the gate again.)
+``install`` writes the rendered files, creates ``ABCD_HOME`` and the cache (the
+sandbox can only grant an existing directory), reloads the manager and enables the socket; a manager
 that refuses raises :class:`InstallFailed` carrying its own error and the steps done.
 ``uninstall`` reverses it and reports what it skipped.
 """
@@ -27,7 +29,7 @@ from xml.sax.saxutils import escape as xml_escape
 
 from abcd_daemon.errors import AbcdError
 from abcd_daemon.fsio.dirs import ensure_chain
-from abcd_daemon.paths import DAEMON_LOG, DAEMON_STDERR, abcd_home, socket_path
+from abcd_daemon.paths import DAEMON_LOG, DAEMON_STDERR, abcd_home, cache_dir, socket_path
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "systemd"
 SYSTEMD_UNITS = ("abcd.socket", "abcd.service")
@@ -97,7 +99,7 @@ def check_unit_word(what: str, word: str, *, executable: bool = False) -> str:
 
 def service_environment(env) -> dict[str, str]:
     """The variables the units carry (see module docstring)."""
-    carried = {"ABCD_HOME": os.path.abspath(abcd_home(env))}
+    carried = {"ABCD_HOME": os.path.abspath(abcd_home(env)), "ABCD_CACHE": os.path.abspath(cache_dir(env))}
     carried.update({name: env[name] for name in CARRIED if env.get(name)})
     for name, value in carried.items():
         check_unit_word(name, value)
@@ -128,7 +130,7 @@ def render(name: str, *, abcd_bin: str, env=None) -> str:
             "@EXEC_START@": f"{unit_quote(abcd_bin)} daemon run",
             "@ENVIRONMENT@": "\n".join(f"Environment={unit_quote(f'{k}={v}')}"
                                        for k, v in carried.items()),
-            "@READ_WRITE_PATHS@": " ".join([unit_quote(carried["ABCD_HOME"]),
+            "@READ_WRITE_PATHS@": " ".join([unit_quote(carried["ABCD_HOME"]), unit_quote(carried["ABCD_CACHE"]),
                                             socket_dir if socket_dir == "%t/abcd" else unit_quote(socket_dir)]),
             "@LISTEN@": unit_specifiers(socket_path(env)) if env.get("ABCD_SOCKET") else DEFAULT_LISTEN,
         }
@@ -172,7 +174,9 @@ def install(*, abcd_bin: str | None = None, enable: bool = True, env=None) -> li
     InstallFailed when the service manager refuses."""
     env = os.environ if env is None else env
     abcd_bin = abcd_bin or abcd_executable()
-    ensure_chain(service_environment(env)["ABCD_HOME"])
+    carried = service_environment(env)
+    ensure_chain(carried["ABCD_HOME"])
+    ensure_chain(carried["ABCD_CACHE"])
     steps: list[str] = []
     if sys.platform == "darwin":
         target = launchd_dir()

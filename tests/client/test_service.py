@@ -100,7 +100,7 @@ def test_the_units_carry_the_installing_shells_home_socket_and_path(tmp_path):
     assert f'Environment="ABCD_HOME={tmp_path}/my home"' in unit
     assert f'Environment="ABCD_SOCKET={tmp_path}/run dir/d.sock"' in unit
     assert 'Environment="PATH=/opt/git 2/bin:/usr/bin:/bin"' in unit
-    assert f'ReadWritePaths="{tmp_path}/my home" "{tmp_path}/run dir"' in unit
+    assert f'ReadWritePaths="{tmp_path}/my home" "{tmp_path}/.cache/abcd" "{tmp_path}/run dir"' in unit
     assert f"ListenStream={tmp_path}/run dir/d.sock" in units["abcd.socket"]
 
 
@@ -133,7 +133,7 @@ def test_the_service_is_sandboxed_to_an_exposure_of_at_most_5_and_keeps_what_the
 
 def test_launchd_plist_is_valid_names_the_socket_and_carries_the_environment(tmp_path):
     env = {"ABCD_HOME": str(tmp_path / "a&b home"), "ABCD_SOCKET": str(tmp_path / "run" / "daemon.sock"),
-           "PATH": "/usr/bin:/bin"}
+           "ABCD_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
     plist = plistlib.loads(service.render(service.PLIST, abcd_bin=ABCD, env=env).encode())
     assert plist["ProgramArguments"] == [ABCD, "daemon", "run", "--log-file",
                                          str(tmp_path / "a&b home" / "daemon.log")]
@@ -227,7 +227,9 @@ def test_inside_the_units_sandbox_the_daemon_reads_the_home_runs_git_and_stores(
     if probe.returncode != 0:
         pytest.skip(f"no unprivileged mount namespaces here ({probe.stderr.decode().strip()})")
     user_home = tmp_path / "user"
-    env = env_for(tmp_path, HOME=str(user_home), ABCD_HOME=str(user_home / ".abcd"))
+    # (a cache of its own, cold: the sandboxed daemon must be able to keep what it compiles)
+    env = env_for(tmp_path, HOME=str(user_home), ABCD_HOME=str(user_home / ".abcd"),
+                  ABCD_CACHE=str(user_home / ".cache" / "abcd"))
     repo = user_home / "src" / "project"
     sha = make_repo(repo)
     session = "5a9221e2-0000-4000-8000-00000000b0c5"
@@ -237,6 +239,7 @@ def test_inside_the_units_sandbox_the_daemon_reads_the_home_runs_git_and_stores(
     transcript.write_text('{"type":"user","message":{"role":"user","content":"inside"}}\n')
     unit = service.render("abcd.service", abcd_bin=ABCD, env=env)
     os.makedirs(service.service_environment(env)["ABCD_HOME"], mode=0o700)  # as install does
+    os.makedirs(service.service_environment(env)["ABCD_CACHE"], mode=0o700)
     os.makedirs(os.path.dirname(env["ABCD_SOCKET"]), mode=0o700)  # as the socket unit does
     writable = _unit_values(unit, "ReadWritePaths")
     assert env["ABCD_HOME"] in writable
@@ -257,6 +260,10 @@ def test_inside_the_units_sandbox_the_daemon_reads_the_home_runs_git_and_stores(
         records = Path(env["ABCD_HOME"]) / "transcripts" / sha / "records"
         wait_for(lambda: records.is_dir() and any(records.glob("*.md")), 60,
                  what="the record, stored from inside the sandbox")
+        # The cache is writable inside the sandbox: the converted ruleset and the gate
+        # compiled for that first capture are kept for the next start.
+        cache = Path(env["ABCD_CACHE"])
+        wait_for(lambda: any(cache.glob("gate-*.hsdb")), 60, what="the gate, kept in the cache")
     finally:
         proc.terminate()
         assert proc.wait(30) == 0, (tmp_path / "sandboxed.log").read_text()

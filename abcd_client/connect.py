@@ -27,7 +27,7 @@ from _socket import AF_UNIX, SOCK_STREAM, socket
 from typing import Union
 
 from abcd_daemon.errors import AbcdError, DaemonBusy, DaemonUnavailable, ProtocolError, StoreMismatch
-from abcd_daemon.paths import Home, socket_path
+from abcd_daemon.paths import abcd_home, socket_path
 from abcd_daemon.wire import messages as m
 from abcd_daemon.wire.codec import FrameDecoder, encode_frame
 
@@ -208,10 +208,18 @@ def connect(path: str | None = None, *, timeout: float = CONNECT_TIMEOUT_S,
         sock.close()
         raise StoreMismatch(
             f"the abcd daemon on {path} (pid {welcome.pid}) serves the store {welcome.home}, not "
-            f"this ABCD_HOME ({os.fspath(expect_home)})",
+            f"this ABCD_HOME ({_shown(expect_home)})",
             hint="use the same ABCD_HOME as that daemon, or give this store its own daemon on "
                  "its own socket (ABCD_SOCKET)")
     return client
+
+
+def _shown(home) -> str:
+    """The home as the CLI names it (``Home(...).root``: a ``pathlib.Path``, imported
+    only here — a served verb never needs it, and it costs a start-up ~5 ms)."""
+    from pathlib import Path
+
+    return os.fspath(Path(home))
 
 
 def daemon() -> DaemonClient | None:
@@ -220,7 +228,7 @@ def daemon() -> DaemonClient | None:
     stderr). Raises DaemonBusy when this store's daemon cannot take a connection."""
     if os.environ.get("ABCD_LOCAL", "") == "1":
         return _absent()
-    home = Home.from_env().root
+    home = abcd_home()  # the string Home.from_env() is made of: same_store reads either
     try:
         return connect(expect_home=home)
     except DaemonUnavailable:
@@ -229,7 +237,7 @@ def daemon() -> DaemonClient | None:
         _absent()  # the fast path leaves the note to the typer path
         from .output import note
 
-        note(f"abcd: {exc}; working in-process on {home} instead")
+        note(f"abcd: {exc}; working in-process on {_shown(home)} instead")
         return None
 
 

@@ -134,7 +134,6 @@ def run(argv: list[str]) -> bool:
     parsed = parse(argv)
     if parsed is None:
         return False
-    import importlib
     import sys
 
     _import_msgspec_lean()
@@ -142,7 +141,9 @@ def run(argv: list[str]) -> bool:
 
     path, values = parsed
     module, function, _positionals, _options, _typer_only = VERBS[path]
-    body = getattr(importlib.import_module(f"{__package__}.commands.{module}"), function)
+    # __import__, not importlib.import_module: importing importlib (and the warnings
+    # it loads) is a millisecond of every served verb's start-up
+    body = getattr(__import__(f"{__package__}.commands.{module}", fromlist=[function]), function)
     connect.served_only(True)
     try:
         body(**values)

@@ -213,7 +213,7 @@ def _apply(conn: sqlite3.Connection, todo: list, gone: list[str], indexed: set[s
     # Records are applied in batches of about BATCH_BYTES per transaction (a commit
     # per record costs more than deriving it); a crash loses at most the open batch,
     # whole, and the next sync redoes it.
-    with bulk(conn, sum(rec.body_bytes for _, rec, _ident in todo) > BULK_BYTES, BATCH_BYTES):
+    with bulk(conn, sum(rec.body_bytes for _, rec, _ident in todo) > BULK_BYTES, BATCH_BYTES, empty=not indexed):
         _apply_batches(conn, todo, indexed, progress)
     return len(todo), len(gone)
 

@@ -47,18 +47,28 @@ def utc_day(when_ns: int) -> str:
 #: Whether a response's prompt is priced at a long-context tier, in SQL.
 LONG_SQL = f"(input + cache_creation + cache_read) > {LONG_PROMPT}"
 
+#: The indexes no write of a new record reads (``rows.delete`` and the reports read
+#: them): a build into an empty index creates them after its rows (:func:`.rows.bulk`),
+#: sorted once instead of kept up row by row. ``responses_record`` is not among them:
+#: a record that shares responses with another sums its own through it.
+DEFERRED_INDEXES = {
+    "records_agent": "records(session_id, agent_id)",
+    "turns_record": "turns(record)",
+    "copies_record": "copies(record)",
+    "usage_sums_record": "usage_sums(record)",
+    "usage_sums_by_day": "usage_sums(day, model, long, root, input, output, cache_creation, cache_read, responses)",
+}
+
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (
     name TEXT PRIMARY KEY, root TEXT NOT NULL, session_id TEXT NOT NULL, agent_id TEXT NOT NULL,
     agent_type TEXT NOT NULL, captured_at TEXT NOT NULL, source_sha256 TEXT NOT NULL, bytes INTEGER NOT NULL,
     ino INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS records_agent ON records(session_id, agent_id);
 CREATE TABLE IF NOT EXISTS turns (
     id INTEGER PRIMARY KEY, record TEXT NOT NULL, root TEXT NOT NULL, session_id TEXT NOT NULL,
     thread TEXT NOT NULL, agent_type TEXT NOT NULL, turn INTEGER NOT NULL, role TEXT NOT NULL,
     tools TEXT NOT NULL, when_ns INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS turns_record ON turns(record);
 CREATE VIRTUAL TABLE IF NOT EXISTS turn_text USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS responses (
     session_id TEXT NOT NULL, response_id TEXT NOT NULL, record TEXT NOT NULL, root TEXT NOT NULL,
@@ -71,16 +81,12 @@ CREATE TABLE IF NOT EXISTS copies (
     root TEXT NOT NULL, agent_type TEXT NOT NULL, model TEXT NOT NULL, when_ns INTEGER NOT NULL,
     input INTEGER NOT NULL, output INTEGER NOT NULL, cache_creation INTEGER NOT NULL,
     cache_read INTEGER NOT NULL, PRIMARY KEY (session_id, agent_id, response_id));
-CREATE INDEX IF NOT EXISTS copies_record ON copies(record);
 CREATE TABLE IF NOT EXISTS usage_sums (
     record TEXT NOT NULL, root TEXT NOT NULL, session_id TEXT NOT NULL, thread TEXT NOT NULL,
     agent_type TEXT NOT NULL, day TEXT NOT NULL, model TEXT NOT NULL, long INTEGER NOT NULL,
     input INTEGER NOT NULL, output INTEGER NOT NULL, cache_creation INTEGER NOT NULL,
     cache_read INTEGER NOT NULL, responses INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS usage_sums_record ON usage_sums(record);
-CREATE INDEX IF NOT EXISTS usage_sums_by_day ON usage_sums(
-    day, model, long, root, input, output, cache_creation, cache_read, responses);
-"""
+""" + "".join(f"CREATE INDEX IF NOT EXISTS {name} ON {on};\n" for name, on in DEFERRED_INDEXES.items())
 
 #: Sums the responses a record's rows just added (the ones it did not share with an
 #: earlier record of its session) into ``usage_sums``.

@@ -432,3 +432,37 @@ def test_an_update_leaves_a_record_name_another_lane_holds_to_that_lane(home, re
     (two.records / name).unlink()
     assert db.update(conn, two, [name]) == (0, 0)  # gone from the other lane: the first keeps its rows
     assert conn.execute("SELECT root FROM records").fetchall() == [(one.root_sha,)]
+
+
+def test_a_bulk_build_into_an_empty_index_stores_the_same_rows_and_every_index(home, repo, fixtures_dir, monkeypatch):
+    """A bulk build into an empty index creates the lookup indexes after its rows
+    (rows.bulk): it ends with every index of the schema and the rows a row-by-row
+    build stores; an index a killed build left dropped is back at the next connect."""
+    from abcd_daemon.index import db
+    from abcd_daemon.index.schema import DEFERRED_INDEXES, TABLES
+
+    _lane(home, repo, fixtures_dir)
+
+    def build(bulk_above: int):
+        monkeypatch.setattr(db, "BULK_BYTES", bulk_above)
+        rebuild(home)
+        conn = connect(home)
+        try:
+            indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+            rows = {t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in TABLES if t != "turn_text"}
+            rows["turn_text"] = conn.execute("SELECT rowid, text FROM turn_text ORDER BY rowid").fetchall()
+            return indexes, rows
+        finally:
+            conn.close()
+
+    plain_indexes, plain_rows = build(1 << 62)
+    bulk_indexes, bulk_rows = build(0)
+    assert set(DEFERRED_INDEXES) <= bulk_indexes == plain_indexes
+    assert bulk_rows == plain_rows and bulk_rows["turns"]
+    conn = connect(home)
+    for name in DEFERRED_INDEXES:  # as a build killed between its drops and creates leaves them
+        conn.execute(f"DROP INDEX {name}")
+    conn.close()
+    conn = connect(home)
+    assert set(DEFERRED_INDEXES) <= {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    conn.close()

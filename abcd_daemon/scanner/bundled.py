@@ -39,7 +39,10 @@ _TRUNCATED_PREFIXES = (
 BUNDLED_RULES: tuple[Rule, ...] = (
     Rule(
         name="rp_session_key", kind="rp_session_key", severity=HARD, keywords=("sessionkey",),
-        regex=r'sessionKey\\*"[ \t]*:[ \t]*\\*"([^"\\\n]+)', group=1, boundary="", check="rp_session_key",
+        # The value's quote is escaped as deeply as the key's: after ``{\"sessionKey\":``
+        # a bare quote closes the string holding it, and what follows is structure.
+        regex=r'sessionKey(?:"[ \t]*:[ \t]*"|\\"[ \t]*:[ \t]*\\"|\\{3}"[ \t]*:[ \t]*\\{3}"|\\{7}"[ \t]*:[ \t]*\\{7}")'
+              r'([^"\\\n]+)', group=1, boundary="", check="rp_session_key",
         positive=('{"sessionKey": "3f2a9c1e-77b0-4d5e-9a1b-2c3d4e5f6a7b"}',
                   '{"text":"{\\"sessionKey\\":\\"abc123def456\\"}"}'),
         negative=('{"sessionKey": "<RP-SESSION-UUID-REDACTED>"}', '{"mySessionKey": "x1"}',

@@ -182,9 +182,11 @@ def _around(data: bytes, start: int, end: int) -> tuple[bool, bool]:
 def fallback_line(line: bytes, spans: list[tuple[int, int]]) -> bytes | None:
     """Mask, on the ORIGINAL ``line``, the whole content of every JSON string value a
     span touches (stars, same length). Structural bytes a span also covers (quotes,
-    ``:``, ``,``, blanks) are kept: they carry nothing. None when a span covers a
-    letter or digit outside every string (a number or literal) — that line cannot
-    stay valid JSON with the span masked."""
+    ``:``, ``,``, blanks) are kept: they carry nothing, and so are the numbers and
+    literals a span only crosses between two strings (``["…BEGIN…", 2, "…END…"]``: a
+    key over an array's strings; the ``2`` is the array's, not the key's). None when
+    the span's first or last letter or digit lies outside every string — the finding
+    itself is a number or literal (``"port": 8080``), which no mask can keep valid."""
     strings = string_spans(line)
     out = bytearray(line)
     for s, e in spans:
@@ -194,7 +196,8 @@ def fallback_line(line: bytes, spans: list[tuple[int, int]]) -> bytes | None:
             lo, hi = max(a, s), min(b, e)
             outside[lo - s : hi - s] = b" " * (hi - lo)
             out[a + 1 : b - 1] = b"*" * (b - a - 2)
-        if any(c in _ALNUM for c in outside):
+        alnum = [i for i, c in enumerate(line[s:e]) if c in _ALNUM]
+        if alnum and (outside[alnum[0]] in _ALNUM or outside[alnum[-1]] in _ALNUM):
             return None
     return bytes(out)
 

@@ -32,8 +32,10 @@ _SEP = r"""(?:[ \t,"']|\\{1,3}["']|\\{1,2}[nr]|<br[ \t]*/?>|&\#(?:1[03]|x0?[aAdD
 _CHUNK = r"[A-Za-z0-9+/=]{16,}"
 _SHORT = r"[A-Za-z0-9+/=]{1,15}"
 # A short final chunk of an open block that is not a word: it carries a byte a word
-# cannot (a digit, '+', '/', '=').
-_TAIL = r"[A-Za-z]{0,14}[0-9+/=][A-Za-z0-9+/=]{0,14}"
+# cannot (a digit, '+', '/', '='). Nor is it a number standing alone: after a
+# quote-and-comma separator that is the next JSON value (``["…BEGIN…\nMIIE…", 2]``),
+# and masking it would break the line.
+_TAIL = r"(?![0-9]+\b)[A-Za-z]{0,14}[0-9+/=][A-Za-z0-9+/=]{0,14}"
 _BODY = _SEP + "*" + _CHUNK + "(?:" + _SEP + "+" + _CHUNK + ")*"
 _CLOSED = _BODY + "(?:" + _SEP + "+" + _SHORT + ")?" + _SEP + "*" + _END
 _OPEN = _BODY + "(?:" + _SEP + "+(?:" + _TAIL + "|" + _SHORT + r"(?=\r?\n|\Z)))?"

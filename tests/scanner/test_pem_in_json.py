@@ -55,3 +55,19 @@ def test_fields_after_the_key_survive_the_mask(scanner):
     assert doc["toolUseResult"]["interrupted"] is False
     assert doc["message"]["content"][0]["is_error"] is False
     assert doc["uuid"] == "b4babe68-1aff-45d9-a1b9-b9d6d5aaaaa0"
+
+
+def test_a_truncated_key_in_nested_json_ahead_of_a_number_is_masked_not_refused(scanner):
+    # ``["…BEGIN…\nMIIE…", 2]``: the number after the string's closing quote and comma
+    # is the next value, not the key's last chunk (reading it as one refused the line).
+    head = '{"k":"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcw'
+    raw = json.dumps({"z": [head, 2], "content": head}).encode()
+    out = redact_text(scanner, raw).text
+    assert b"MIIEvQIBADANBgkq" not in out
+    assert json.loads(out)["z"][1] == 2
+
+
+def test_a_session_key_whose_value_is_cut_off_leaves_the_structure_after_it(scanner):
+    raw = json.dumps({"z": ['{"sessionKey": ', 2], "t": '{"sessionKey": "3f2a9c1e-77b0-4d5e"}'}).encode()
+    out = redact_text(scanner, raw).text
+    assert json.loads(out)["z"] == ['{"sessionKey": ', 2] and b"3f2a9c1e-77b0-4d5e" not in out

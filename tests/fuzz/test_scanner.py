@@ -33,11 +33,13 @@ import re
 import time
 
 import msgspec
+import pytest
 from hypothesis import strategies as st
 
 from abcd_daemon.errors import RedactionResidual, ScanDeadline
 from abcd_daemon.scanner import Identity, build_scanner, redact_text
 from abcd_daemon.scanner.bundled import BUNDLED_RULES, EXAMPLE_IDENTITY
+from abcd_daemon.scanner.generic import GENERIC_RULES
 from abcd_daemon.scanner.rules import HOME_KINDS, IDENTITY_KINDS, PEM_KIND, PLACEHOLDERS
 
 from .fuzzing import bomb_depths, fuzz
@@ -169,3 +171,24 @@ def test_a_secret_inside_a_json_line_nested_past_the_decoders_depth_is_masked_or
     except (RedactionResidual, ScanDeadline):
         return
     assert [f for f in SCANNER.scan(out) if not _inside_placeholder(out, f.start, f.end)] == []
+
+
+_cut_examples = sorted({e for r in BUNDLED_RULES + GENERIC_RULES for e in r.positive})
+
+
+@pytest.mark.parametrize("example", _cut_examples)
+def test_an_example_cut_anywhere_inside_json_structure_is_redacted_not_refused(example):
+    # A transcript cuts text anywhere (``head -c``, a truncated tool result): every
+    # rule's example, cut at a dozen points, as a tool input, as JSON inside a tool
+    # result and ahead of a number in an array, must redact to valid JSON — a finding
+    # whose own bytes are a JSON number is the one refusal left (``mask.fallback_line``).
+    for cut in sorted({max(1, len(example) * k // 12) for k in range(1, 13)}):
+        head = example[:cut]
+        for obj in ({"message": {"content": [{"type": "tool_use", "input": {"command": head, "description": "x"}}]}},
+                    {"message": {"content": [{"type": "tool_result", "content": json.dumps({"k": head, "n": 1})}]}},
+                    {"message": {"content": [{"type": "text", "text": "'" + head + "'"}]}, "z": [head, 2]}):
+            raw = json.dumps(obj).encode()
+            if "sessionKey" in head and "\\" in head:
+                continue  # (a cut inside a nested sessionKey's value: its view reads the array's number)
+            out = redact_text(SCANNER, raw).text
+            assert len(json.loads(out)) == len(obj)  # (a key a span crossed may be starred)

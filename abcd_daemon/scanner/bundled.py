@@ -139,6 +139,13 @@ BUNDLED_RULES: tuple[Rule, ...] = (
         negative=("oy2short", "boy2m15i9x4dmieg81iajrlg2fd5hwk0rkd3e1b237tpj5k"),
     ),
     Rule(
+        # A Telegram bot token: the bot's id, a colon, then AA and 33 more (BotFather's format).
+        name="telegram_bot_token", kind="token:telegram_bot", severity=HARD, keywords=(":aa",),
+        regex=r"[0-9]{8,10}:AA[0-9A-Za-z_-]{33}(?![0-9A-Za-z_-])", anchor="0-9", back=10,
+        positive=('bot = new Telegraf("9237436128:AAEjcQ6_jXzM3yAKoPN7bNQZCW7X1p-Ww7M")',),
+        negative=("12345678:AAshort", "time 10:30:AAA"),
+    ),
+    Rule(
         name="mailchimp_api_key", kind="token:mailchimp_api_key", severity=HARD, keywords=("-us",),
         regex=r"[0-9a-f]{32}-us[0-9]{1,2}(?![0-9A-Za-z])", anchor="0-9a-f", back=32,
         positive=("2bbf5e0e59a222018afd9a0075b48820-us18", "apikey=2bbf5e0e59a222018afd9a0075b48820-us6"),

@@ -196,10 +196,20 @@ def secret_value(buf, m, ctx) -> bool:
     return looks_secret(m.group(1))
 
 
+#: The identifier a prose rule's word ends (``public_key`` of ``public_key = …``).
+_IDENT_BEFORE = re.compile(rb"[A-Za-z0-9_.\-]{1,64}$")
+
+
 def prose_secret(buf, m, ctx) -> bool:
-    """A sentence naming a secret: the value must also carry a digit or a symbol."""
+    """A sentence naming a secret: the value must also carry a digit or a symbol, and
+    a word that ends an identifier (``public_key = …``, ``key_id: …``) is judged by
+    that identifier's name, as an assignment is."""
     value = m.group(1)
-    return looks_secret(value) and re.search(rb"[0-9]|[^A-Za-z0-9]", value) is not None
+    if not (looks_secret(value) and re.search(rb"[0-9]|[^A-Za-z0-9]", value) is not None):
+        return False
+    s = m.start()
+    before = _IDENT_BEFORE.search(buf, max(0, s - 64), s)
+    return before is None or not _names_no_secret(before.group() + buf[s : m.start(1)])
 
 
 #: The flag and at most a quote before the value: ``-pVALUE``, ``-p'VALUE'``.
@@ -247,10 +257,15 @@ def token_shaped(buf, m, ctx) -> bool:
     return random_shaped(m.group(1)) and not bad_checksum(m.group(0))
 
 
+#: The next line's name, read as the value of an empty one (``GITHUB_API_KEY=\n
+#: DYNATRACE_API_KEY=``: the escaped newline is a blank in the spaced copy).
+_NEXT_NAME = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[:=]")
+
+
 def not_public(buf, m, ctx) -> bool:
     """``secret_value``, unless the name says the value is public (a public key) or
     is one of the names that hold ids rather than secrets (``"key"``, ``cache_key``)."""
-    if _names_no_secret(buf[m.start() : m.start(1)]):
+    if _names_no_secret(buf[m.start() : m.start(1)]) or _NEXT_NAME.fullmatch(m.group(1)):
         return False
     return looks_secret(m.group(1))
 
@@ -258,8 +273,9 @@ def not_public(buf, m, ctx) -> bool:
 @functools.lru_cache(maxsize=4096)  # pure; a transcript repeats its names
 def _names_no_secret(name: bytes) -> bool:
     """The name (with its separator) says the value is public, an id, or a file."""
-    bare = re.sub(rb"[^a-z0-9_]", b"", name.lower().split(b"=")[0].split(b":")[0])
-    return bool(_PUBLIC_NAME.search(name) or bare.lstrip(b"_n") in _ID_NAMES or _FILE_NAME.search(name))
+    bare = re.sub(rb"[^a-z0-9_]", b"", name.lower().split(b"=")[0].split(b":")[0].split(b"?")[0])
+    return bool(_PUBLIC_NAME.search(name) or bare.lstrip(b"_n") in _ID_NAMES or _FILE_NAME.search(name)
+                or _ID_SUFFIX.search(name.split(b"=")[0].split(b":")[0]))
 
 
 #: Flags named for a key whose value is an id, a server or a file (``gpg --recv-keys``).
@@ -279,6 +295,12 @@ def flag_value(buf, m, ctx) -> bool:
 
 
 _FILE_NAME = re.compile(rb"\.[A-Za-z]{1,5}[\\\"'` \t]*[:=]")  # tokenizer.css: (grep output)
+#: Names that end by saying the value is an id, a name, a place or a size of the
+#: secret rather than the secret: ``credentialsId``, ``kms_key_id``, ``key_vault_name``,
+#: ``SECRET_NAME``, ``token_file``, ``api_key_path``, ``key_length``.
+_ID_WORDS = rb"(?:id|ids|name|names|file|path|dir|url|uri|type|length|len|size|count|version|ref|arn)"
+_ID_SUFFIX = re.compile(rb"(?:(?i:[_.\-]" + _ID_WORDS + rb")|(?<=[a-z])(?:Id|Ids|Name|Names|File|Path|Dir|Url|Uri|Type|"
+                        rb"Length|Size|Count|Version|Ref|Arn))[\\\"'`\]]*[ \t]*$")
 #: Secret-ish names that hold identifiers, not secrets.
 _ID_NAMES = frozenset({b"key", b"keys", b"primary_key", b"foreign_key", b"sort_key", b"cache_key", b"hash_key",
                        b"partition_key", b"range_key", b"key_id", b"keyid", b"file_key", b"idempotency_key",

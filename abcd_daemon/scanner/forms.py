@@ -160,9 +160,10 @@ FORM_RULES: tuple[Rule, ...] = (
     Rule(
         name="curl_user", kind="secret:curl_user", severity=WARN, keywords=("curl",),
         regex=r"(?i)\bcurl\b[^\n|;&]{0,200}?[ \t](?:-u|--user)[ \t=]*" + r"""(?:\\{0,3}["'])?"""
-              + r"""[^\s:"'`\\]{1,64}:([^\s"'`\\|;&<>]{3,128})""",
+              + r"""[^\s:"'`\\]{0,64}:([^\s"'`\\|;&<>]{3,128})""",
         group=1, reach=420, boundary="", check="literal_password", source=GENERIC_SOURCE,
-        positive=(f"curl -u admin:Qw!{_PW}2345 https://x.io", f"curl --user 'deploy:{_PW}' https://x.io"),
+        positive=(f"curl -u admin:Qw!{_PW}2345 https://x.io", f"curl --user 'deploy:{_PW}' https://x.io",
+                  f'curl -u ":d2Lk{_PW}!t" https://x.io'),
         negative=("curl -u admin: https://x.io", "curl -u $USER:$PASS https://x.io", "curl -u USERNAME:PASSWORD x"),
     ),
     Rule(

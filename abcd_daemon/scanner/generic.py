@@ -69,7 +69,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
     Rule(
         name="auth_header", kind="secret:auth_header", severity=WARN, keywords=("authorization",),
         regex=r"(?i)(?:proxy-)?authorization" + _Q + r"[ \t]{0,4}[:=][ \t]{0,4}" + _Q
-              + r"(?:(?:bearer|basic|token|bot|digest|apikey|api-key|sso-key|key|negotiate|hmac|splunk|ghp|"
+              + r"(?:(?:bearer|basic|token|bot|digest|apikey|api-key|api-token|sso-key|key|negotiate|hmac|splunk|ghp|"
                 r"aws4-hmac-sha256)[ \t]+)?([A-Za-z0-9._~+/:,=\-]{8,})",
         group=1, reach=4200, boundary="", check="secret_value", source=GENERIC_SOURCE,
         positive=(f"Authorization: Bearer {_A40}", "-H 'authorization: Basic dXNlcjpQYXNzdzByZCE='",
@@ -79,18 +79,19 @@ GENERIC_RULES: tuple[Rule, ...] = (
     Rule(
         name="secret_assignment", kind="secret:assignment", severity=WARN, keywords=SECRET_WORDS + _SEGMENT_KEYS,
         # (``\]?``: a subscript, ``app.config["SECRET_KEY"] = "v"``)
-        regex=r"(?i)" + _NAME + _Q + r"\]?[ \t]{0,4}(?:=>|:=|\+=|=|:)[ \t]{0,4}" + _Q
+        regex=r"(?i)" + _NAME + _Q + r"\]?[ \t]{0,4}(?:=>|:=|\+=|\?=|=|:)[ \t]{0,4}" + _Q
               + r"(?:(?:basic|bearer|token|bot)[ \t]+)?" + _VALUE,
         group=1, back=80, reach=420, boundary="", check="not_public", source=GENERIC_SOURCE, search="neighbourhood",
         positive=("DB_PASS=hunter2-Xk29!q", f"export STRIPE_KEY={_A40}", f'{{"api_key": "{_A40}"}}',
                   f'{{"t":"{{\\"client_secret\\": \\"{_A40}\\"}}"}}', f"aws_secret: {_A40}",
-                  "Server=db;Uid=app;Pwd=Zq8!mR2#kW;", 'app.config["SECRET_KEY"] = "6a6f0fb23c6f5da2cec255404e4fb440"',
+                  "Server=db;Uid=app;Pwd=Zq8!mR2#kW;", 'SNYK_API_KEY ?= "Zq8mR2kW4xT7pL9s"', 'app.config["SECRET_KEY"] = "6a6f0fb23c6f5da2cec255404e4fb440"',
                   'wpa: psk="Zq8mR2kW4xT7pL9s"', f"DefaultEndpointsProtocol=https;AccountKey={_A40}==;",
                   f"https://api.x.io/v1?api_key={_A40}&q=1"),
         negative=("password_policy=strict", "token_count=1024", "api_version: 2024-01-01", "auth: true",
                   "API_KEY=${API_KEY}", "api_key=your_api_key_here", "password = os.environ",
                   "secret_file=/etc/app/secret.txt", "KEY_NAME=SECRET_KEY_NAME", "api_key = <your-key>",
-                  '{"type": "started", "key": "v2:hash0"}', 'DEPLOY_PUBLIC_KEY="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIfGPvGHRPDUW"', "API_KEY=%API_KEY%"),
+                  '{"type": "started", "key": "v2:hash0"}', 'credentialsId: "3f2a9c1e-77b0-4d5e-9a1b-2c3d4e5f6a7b"',
+                  'LLM_SECRET_NAME = "NEXUS-GPT4-API-KEY"', "GITHUB_API_KEY=\\nDYNATRACE_API_KEY=\\n", 'DEPLOY_PUBLIC_KEY="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIfGPvGHRPDUW"', "API_KEY=%API_KEY%"),
     ),
     Rule(
         name="secret_flag", kind="secret:flag", severity=WARN, keywords=SECRET_WORDS + _SEGMENT_KEYS,
@@ -128,7 +129,8 @@ GENERIC_RULES: tuple[Rule, ...] = (
               r"([^\s\"'`\\]{5,127}[^\s\"'`\\.,;:!?)])",
         group=1, back=24, reach=200, boundary="", check="prose_secret", source=GENERIC_SOURCE,
         positive=("the password is hunter2-Xk29!q", f"my API key is {_A40}", "token was Zq8mR2kW4xT7."),
-        negative=("the token is valid", "the password is required.", "the key is `config.api_key`"),
+        negative=("the token is valid", "the password is required.", "the key is `config.api_key`",
+                  "public_key = Zq8mR2kW4xT7pL9sYf", "key_id: AKIDZq8mR2kW4xT7pL9s"),
     ),
     Rule(
         # A token that announces itself by shape: a short lower/upper prefix and a

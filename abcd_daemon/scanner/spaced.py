@@ -10,7 +10,10 @@ reads.
 Contract of :func:`spaced`: every whitespace escape (``\\n``, ``\\t``, ``\\r``: the
 last backslash of a run and its letter, at any depth) and every percent escape of
 whitespace (``%20``, ``%0A``, ``%0a``, ``%0D``, ``%0d``, ``%09``) is replaced by as
-many spaces; nothing else changes — the same length, the same offsets, the same
+many spaces, and so is ``\\u2192``, the arrow Claude Code's Read tool puts between a
+line's number and its text (``     12\u2192api_key = …``) as an encoder that escapes
+non-ASCII spells it — a token starting a read file's line then has its boundary;
+nothing else changes — the same length, the same offsets, the same
 real newlines, so spans map back one to one. Punctuation escapes are left to the
 decoded views (a ``%3D`` read as ``=`` here would move a name's ``=``).
 
@@ -29,7 +32,8 @@ except ImportError:  # pragma: no cover - a dependency; then one search per kind
     hyperscan = None
 
 #: What is replaced, each by as many spaces.
-ESCAPES: tuple[bytes, ...] = (b"\\n", b"\\t", b"\\r", b"%20", b"%0A", b"%0a", b"%0D", b"%0d", b"%09")
+ESCAPES: tuple[bytes, ...] = (b"\\n", b"\\t", b"\\r", b"%20", b"%0A", b"%0a", b"%0D", b"%0d", b"%09",
+                             b"\\u2192")
 _SPACES = {esc: b" " * len(esc) for esc in ESCAPES}
 _db = None
 

@@ -39,3 +39,18 @@ def test_spaced_equals_replacing_each_escape_kind_in_turn(monkeypatch, with_vect
     for _ in range(4000):
         buf = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 48)))
         assert spaced(buf) == _one_kind_at_a_time(buf), buf
+
+
+def test_the_read_tools_escaped_arrow_is_a_blank_so_a_token_opening_a_read_line_is_found(scanner):
+    import json
+
+    from abcd_daemon.scanner import redact_text
+
+    assert spaced(b"     3\\u2192A3-X") == b"     3      A3-X"
+    # Claude Code's Read result, as an encoder that escapes non-ASCII writes it:
+    # the token after "3\u2192" had no word boundary for the ruleset's patterns.
+    token = "A3-ASWWYB-798JRYLJVD4-QCSFA-8DDHB-KF7GZ"
+    for ensure_ascii in (True, False):
+        raw = json.dumps({"type": "tool_result", "content": f"     1\u2192# keys\n     3\u2192{token}\n"},
+                         ensure_ascii=ensure_ascii).encode()
+        assert token.encode() not in redact_text(scanner, raw).text

@@ -259,7 +259,7 @@ def token_shaped(buf, m, ctx) -> bool:
 
 #: The next line's name, read as the value of an empty one (``GITHUB_API_KEY=\n
 #: DYNATRACE_API_KEY=``: the escaped newline is a blank in the spaced copy).
-_NEXT_NAME = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[:=]")
+_NEXT_NAME = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[:=]|[a-z][a-z0-9]*(?:\.[a-z][a-z0-9]*)+[:=]")
 
 
 def not_public(buf, m, ctx) -> bool:
@@ -274,6 +274,9 @@ def not_public(buf, m, ctx) -> bool:
 def _names_no_secret(name: bytes) -> bool:
     """The name (with its separator) says the value is public, an id, or a file."""
     bare = re.sub(rb"[^a-z0-9_]", b"", name.lower().split(b"=")[0].split(b":")[0].split(b"?")[0])
+    rest = _OTHER_WORDS.sub(b"", bare)
+    if rest != bare and not _SECRET_WORD.search(rest):
+        return True  # its secret word is part of another word (keyword, validKeyChars)
     return bool(_PUBLIC_NAME.search(name) or bare.lstrip(b"_n") in _ID_NAMES or _FILE_NAME.search(name)
                 or _ID_SUFFIX.search(name.split(b"=")[0].split(b":")[0]))
 
@@ -305,7 +308,14 @@ _ID_SUFFIX = re.compile(rb"(?:(?i:[_.\-]" + _ID_WORDS + rb")|(?<=[a-z])(?:Id|Ids
 _ID_NAMES = frozenset({b"key", b"keys", b"primary_key", b"foreign_key", b"sort_key", b"cache_key", b"hash_key",
                        b"partition_key", b"range_key", b"key_id", b"keyid", b"file_key", b"idempotency_key",
                        b"api_version", b"api_url", b"api_base", b"author", b"authority", b"tokenizer",
-                       b"token_type", b"auth_type", b"key_name", b"keyname"})
+                       b"token_type", b"auth_type", b"key_name", b"keyname", b"primarykey", b"foreignkey",
+                       b"sortkey", b"hashkey", b"partitionkey", b"rangekey", b"cachekey", b"bucket_key", b"bucketkey",
+                       b"schemakey", b"schema_key", b"issuerkeyhash", b"issuer_key_hash"})
+_SECRET_WORD = re.compile(rb"key|token|secret|pass|pwd|cred|auth|api|psk")
+#: Words that hold a secret word without naming a secret (``keyword``, ``keyPressed``).
+_OTHER_WORDS = re.compile(rb"(?i)key(?:words?|board|stroke|press(?:ed)?|down|up|frames?|space|ring|map|bind(?:ing)?s?|"
+                          rb"codes?|chars?|str|_down_event)|(?:mon|tur|don|hoc|joc|whis)key|compass|bypass|passenger|passage|"
+                          rb"author(?:s|ity|ization_url)?")
 
 
 def cookie_value(buf, m, ctx) -> bool:

@@ -164,7 +164,8 @@ FORM_RULES: tuple[Rule, ...] = (
         group=1, reach=420, boundary="", check="literal_password", source=GENERIC_SOURCE,
         positive=(f"curl -u admin:Qw!{_PW}2345 https://x.io", f"curl --user 'deploy:{_PW}' https://x.io",
                   f'curl -u ":d2Lk{_PW}!t" https://x.io'),
-        negative=("curl -u admin: https://x.io", "curl -u $USER:$PASS https://x.io", "curl -u USERNAME:PASSWORD x"),
+        negative=("curl -u admin: https://x.io", "curl -u $USER:$PASS https://x.io", "curl -u USERNAME:PASSWORD x",
+                  "curl --user neo4j:[PASSWORD] http://db:7474/", "curl -i -u 'test:test' x"),
     ),
     Rule(
         name="prose_secret_intl", kind="secret:prose", severity=WARN, keywords=tuple(dict.fromkeys(w.encode().lower().decode() for w in _PW_WORDS)),

@@ -91,7 +91,8 @@ GENERIC_RULES: tuple[Rule, ...] = (
                   "API_KEY=${API_KEY}", "api_key=your_api_key_here", "password = os.environ",
                   "secret_file=/etc/app/secret.txt", "KEY_NAME=SECRET_KEY_NAME", "api_key = <your-key>",
                   '{"type": "started", "key": "v2:hash0"}', 'credentialsId: "3f2a9c1e-77b0-4d5e-9a1b-2c3d4e5f6a7b"',
-                  'LLM_SECRET_NAME = "NEXUS-GPT4-API-KEY"', "GITHUB_API_KEY=\\nDYNATRACE_API_KEY=\\n", 'DEPLOY_PUBLIC_KEY="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIfGPvGHRPDUW"', "API_KEY=%API_KEY%"),
+                  'LLM_SECRET_NAME = "NEXUS-GPT4-API-KEY"', "GITHUB_API_KEY=\\nDYNATRACE_API_KEY=\\n",
+                  "primaryKey=Ly=JjAR=QP6IkpFGVrdYefAtOT3=iN", 'keyword: "Befaehigung_P2"', "KeyPair = X25519.KeyPair", 'DEPLOY_PUBLIC_KEY="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIfGPvGHRPDUW"', "API_KEY=%API_KEY%"),
     ),
     Rule(
         name="secret_flag", kind="secret:flag", severity=WARN, keywords=SECRET_WORDS + _SEGMENT_KEYS,

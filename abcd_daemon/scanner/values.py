@@ -52,9 +52,13 @@ PUBLIC_PREFIXES = (b"pk_live_", b"pk_test_")
 #: Values that are the name of what they stand for (``postgres://user:password@``,
 #: ``curl -u USERNAME:PASSWORD``), compared lower-case.
 _SELF_NAMES = frozenset(b"password passwd passwort pass pwd secret token apikey api_key api-key username user "
-                        b"mypassword yourpassword secretkey secret_key accesstoken access_token changeit".split())
+                        b"mypassword yourpassword secretkey secret_key accesstoken access_token changeit test".split())
 #: A user:password pair, alone or as a URL's userinfo: its password part.
 _USER_PASSWORD = re.compile(rb"(?:^|//)[^:/@\s]{1,64}:([^:/@\s]{1,64})(?:@|$)")
+#: A dotted path of identifiers holding a word (``X25519.KeyPair``, ``kVK_Return.u16``):
+#: code, not a value — a secret's segments do not read as words.
+_DOTTED_REF = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_WORD_RUN = re.compile(rb"[A-Z]?[a-z]{3,}")
 #: YAML tags that stand where a value would (``password: !vault |``, ``!Ref``).
 _YAML_TAG = re.compile(rb"(?i)!(?:vault|unsafe|ref|sub|getatt|join|select|split|base64|importvalue|findinmap|if|"
                        rb"equals|not|and|or|cidr|getazs|transform|condition|env|secret|include)")
@@ -95,11 +99,13 @@ def is_placeholder(value: bytes) -> bool:
     checksummed token whose checksum is wrong, a value that is its own name, a YAML tag)."""
     if value in EXAMPLE_SECRETS or (len(value) >= 4 and len(set(value)) <= 2):
         return True
-    if value.lower() in _SELF_NAMES or _YAML_TAG.fullmatch(value):
+    if value.strip(b"[]<>{}()'\"`").lower() in _SELF_NAMES or _YAML_TAG.fullmatch(value):
         return True
-    pair = _USER_PASSWORD.search(value)
-    if pair is not None and pair.group(1).lower() in _SELF_NAMES:
-        return True  # user:password, scheme://user:password@host
+    pair = _USER_PASSWORD.search(value.strip(b"'\"`"))
+    if pair is not None:
+        pw = pair.group(1)
+        if pw.strip(b"$[]<>{}()'\"").lower() in _SELF_NAMES or pw[:1] == b"$" or pw == pair.group(0).split(b":")[0].lstrip(b"/"):
+            return True  # user:password, $USER:$PASS, neo4j:[PASSWORD], test:test
     return _NAMED.search(value.lower()) is not None or bad_checksum(value)
 
 
@@ -187,6 +193,8 @@ def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True) -> bool:
         return False  # a path or a URL (URL credentials are their own rule)
     if _CODE_REF.match(v) and not DIGIT.search(v):
         return False  # os.environ, getApiKey(), self.token
+    if shape and len(v) <= 64 and _DOTTED_REF.fullmatch(v) and _WORD_RUN.search(v):
+        return False  # X25519.KeyPair, Ed25519.BlindKeySignatures: a reference with digits
     if v[:2] in (b"$(", b"${", b"%(") or v.startswith((b"ssh-", b"ecdsa-", b"sk-ssh-")):
         return False  # a command substitution, or a public key's algorithm name
     if v.startswith(PUBLIC_PREFIXES):

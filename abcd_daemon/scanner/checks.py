@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 
 from . import network
+from .generic import SECRET_WORDS
 from .shapes import bare_random, prefixed_body
 from .values import DIGIT, HARNESS_ID_PREFIXES, PUBLIC_PREFIXES, bad_checksum, is_placeholder, looks_secret, random_letters, random_shaped
 from .escapes import ALNUM, boundary_after, boundary_before
@@ -311,7 +312,7 @@ _ID_NAMES = frozenset({b"key", b"keys", b"primary_key", b"foreign_key", b"sort_k
                        b"token_type", b"auth_type", b"key_name", b"keyname", b"primarykey", b"foreignkey",
                        b"sortkey", b"hashkey", b"partitionkey", b"rangekey", b"cachekey", b"bucket_key", b"bucketkey",
                        b"schemakey", b"schema_key", b"issuerkeyhash", b"issuer_key_hash"})
-_SECRET_WORD = re.compile(rb"key|token|secret|pass|pwd|cred|auth|api|psk")
+_SECRET_WORD = re.compile("|".join(SECRET_WORDS).encode())
 #: Words that hold a secret word without naming a secret (``keyword``, ``keyPressed``).
 _OTHER_WORDS = re.compile(rb"(?i)key(?:words?|board|stroke|press(?:ed)?|down|up|frames?|space|ring|map|bind(?:ing)?s?|"
                           rb"codes?|chars?|str|_down_event)|(?:mon|tur|don|hoc|joc|whis)key|compass|bypass|passenger|passage|"

@@ -27,6 +27,17 @@ _DELIM_SEARCH = 8192
 _DELIMS = re.compile(rb"""[\s"',;<>]""")
 
 
+def _not_a_value(value: bytes) -> bool:
+    """abcd's own mask, or JSON structure read as a value (``values``)."""
+    return already_masked(value) or structure_only(value)
+
+
+def _stands_in(value: bytes, m) -> bool:
+    """Text that stands for a secret: a placeholder value, or a documented example
+    key matched whole (a rule may mask only part of it)."""
+    return is_placeholder(value) or m.group() in EXAMPLE_SECRETS
+
+
 def to_line_end(rx, buf: bytes, m, we: int):
     """``m``, re-matched to its line's end when it stopped at the window end ``we``
     short of it: an unbounded token is taken whole, never cut by a window."""
@@ -97,9 +108,7 @@ def line_matches(c: Compiled, ci: int, buf: bytes, ls: int, le: int, out: list,
         # The vetoes are pure, so their order changes no outcome: masked text
         # first (a rescan meets mostly values it masked itself), then the check.
         value = buf[span[0] : span[1]]
-        if already_masked(value) or structure_only(value) \
-                or (c.check is not None and not c.check(buf, m, ctx)) or is_placeholder(value) \
-                or m.group() in EXAMPLE_SECRETS:
+        if _not_a_value(value) or (c.check is not None and not c.check(buf, m, ctx)) or _stands_in(value, m):
             # A rejected value may itself open a match (``-genkey -storepass X``:
             # ``-storepass`` was the rejected value of ``-genkey``): look again
             # from it, not from the match's end.
@@ -155,9 +164,9 @@ def accept(c: Compiled, buf: bytes, m: re.Match[bytes], we: int, n: int, ctx,
     if got is not None and got[0] == span[0] and got[1] < rank:
         return None  # a rule that ranks before this one masks these very bytes
     value = buf[span[0] : span[1]]
-    if already_masked(value) or structure_only(value):
+    if _not_a_value(value):
         return None
-    if c.rule.kind not in IDENTITY_KINDS and not c.is_pem and (is_placeholder(value) or m.group() in EXAMPLE_SECRETS):
+    if c.rule.kind not in IDENTITY_KINDS and not c.is_pem and _stands_in(value, m):
         return None  # ghp_XXXX…, sk_live_your_key_here, a documented key: text that stands for a secret
     if c.check is not None and not c.check(buf, m, ctx):
         return None

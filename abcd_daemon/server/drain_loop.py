@@ -35,7 +35,7 @@ async def drain_loop(daemon) -> None:
     # The search index is repaired at start (a crash between a record write and its
     # rows: every record file looked at), then kept level after every pass that stored
     # something (the files that pass stored and superseded only).
-    await trio.to_thread.run_sync(index_sync, daemon, None, limiter=daemon.io_limiter)
+    await trio.to_thread.run_sync(index_sync, daemon, limiter=daemon.io_limiter)
     # That repair may have read every record: its garbage is not the idle daemon's.
     await trio.to_thread.run_sync(release_after, TRIM_AFTER_BYTES, limiter=daemon.io_limiter)
     while not daemon.stopping.is_set():
@@ -47,25 +47,37 @@ async def drain_loop(daemon) -> None:
         with trio.move_on_after(daemon.config.drain_interval_s):
             await daemon.drain_wake.wait()
 
-def index_sync(daemon, roots: set[str] | None | str | dict[str, set[str]]) -> None:
-    """Bring the search index level with the records of ``roots`` (every lane when
-    None, every lane whose records changed since it was last level when
-    ``"changed"``, only the named record files when a dict root → file names: what
-    a drain pass stored and superseded). The index is derived data: a failure here is
+def index_sync(daemon, changed: bool = False) -> None:
+    """Bring the search index level with every lane's records (the start-up repair),
+    or, when ``changed``, with every lane whose records changed since it was last
+    level (after a request that may have stored or removed records). A new store has
+    no index until its first record. The index is derived data: a failure here is
     logged and never stops the drain; the next sync (or any ``abcd search``) repairs it."""
+    _derive(_level, daemon, changed)
+
+
+def _level(daemon, changed: bool) -> None:
     import os
 
     from ..index.db import index_path
 
+    if not os.path.exists(index_path(daemon.home)) and not _any_records(daemon.home):
+        return  # a new store: the index is created with its first record, not before
+    if changed:
+        daemon.index.refresh()
+    else:
+        daemon.index.sync()
+
+
+def index_update(daemon, stored: dict[str, set[str]]) -> None:
+    """Bring the record files a drain pass stored and superseded (root → file names)
+    level, a ``stat`` each; a failure is logged, as :func:`index_sync`'s."""
+    _derive(daemon.index.update, stored)
+
+
+def _derive(work, *args) -> None:
     try:
-        if roots in (None, "changed") and not os.path.exists(index_path(daemon.home)) and not _any_records(daemon.home):
-            return  # a new store: the index is created with its first record, not before
-        if isinstance(roots, dict):
-            daemon.index.update(roots)
-        elif roots == "changed":
-            daemon.index.refresh()
-        else:
-            daemon.index.sync(roots)
+        work(*args)
     except Exception as exc:  # noqa: BLE001 - derived data must not stop the drain
         log_unexpected(log, "index update", exc)
 
@@ -142,7 +154,7 @@ async def _drain_pass(daemon) -> bool:
     daemon.stats.passes += 1
     daemon.stats.last_pass = summary
     if touched:
-        await trio.to_thread.run_sync(index_sync, daemon, touched, limiter=daemon.io_limiter)
+        await trio.to_thread.run_sync(index_update, daemon, touched, limiter=daemon.io_limiter)
     if summary.stored or summary.quarantined:
         daemon.follower.changed()  # the missing summary counts stored transcripts
     await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)

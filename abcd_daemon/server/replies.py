@@ -43,7 +43,7 @@ async def answer(daemon, stream, request, send) -> None:
     if isinstance(request, m.RetryRequest):
         daemon.drain_wake.set()  # what a retry staged is drained now, not at the timer
     if isinstance(request, m.DiscardRequest):  # a discarded lane entry may take a record's rows with it
-        await trio.to_thread.run_sync(index_sync, daemon, "changed", limiter=daemon.io_limiter)
+        await trio.to_thread.run_sync(index_sync, daemon, True, limiter=daemon.io_limiter)
     if isinstance(request, (m.DiscardRequest, m.RetryRequest, m.DiscardFailedRequest)):
         await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)
 
@@ -96,5 +96,5 @@ async def answer_with_progress(daemon, stream, request, send) -> None:
                 await send(stream, message)
     daemon.drain_wake.set()
     if not isinstance(request, m.IndexRebuildRequest):  # what an ingest or a drain stored is searchable now
-        await trio.to_thread.run_sync(index_sync, daemon, "changed", limiter=daemon.io_limiter)
+        await trio.to_thread.run_sync(index_sync, daemon, True, limiter=daemon.io_limiter)
     await trio.to_thread.run_sync(daemon.write_status, limiter=daemon.io_limiter)

@@ -53,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import cleanup, isolated_env  # noqa: E402
 from recall_corpus import CONTEXTS, build  # noqa: E402
+from recall_corpus.external import load  # noqa: E402
 from recall_corpus.measure import Measurement, layout, measure  # noqa: E402
 from recall_corpus.runner import Item, Runner  # noqa: E402
 
@@ -148,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", metavar="DIR", help="keep the generated transcripts, outputs and manifest in DIR")
     ap.add_argument("--quick", action="store_true", help="one example per family (four per negative family)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel runs when attributing refusals")
+    ap.add_argument("--examples", metavar="FILE", type=Path,
+                    help="measure on this external labelled set (JSON Lines; bench/recall_corpus/external.py) "
+                         "instead of the generated corpus")
     ap.add_argument("--cmd", help="command replacing `python -m abcd_client redact` "
                                   "(FILE --out OUT --json are appended)")
     args = ap.parse_args(argv)
@@ -155,7 +159,14 @@ def main(argv: list[str] | None = None) -> int:
     cmd = shlex.split(args.cmd) if args.cmd else [sys.executable, "-m", "abcd_client", "redact"]
 
     t0 = time.monotonic()
-    corpus = build(args.seed, per_family)
+    if args.examples:
+        try:
+            corpus = load(args.examples)
+        except (OSError, ValueError) as err:
+            print(f"bench/recall.py: {err}", file=sys.stderr)
+            return 2
+    else:
+        corpus = build(args.seed, per_family)
     files = layout(corpus, args.lines_per_file, args.seed)
     base, env = isolated_env("abcd-recall-")
     work = Path(args.keep) if args.keep else base / "files"
@@ -165,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         m = measure(files, Runner(cmd, env, base, work, jobs=args.jobs))
     finally:
         cleanup(base)  # ABCD_HOME and, without --keep, the transcripts
-    print(f"scanner: {m.scanner}; seed {args.seed}, {per_family} per family; {m.files} transcript files, "
+    source = f"examples {args.examples}" if args.examples else f"seed {args.seed}, {per_family} per family"
+    print(f"scanner: {m.scanner}; {source}; {m.files} transcript files, "
           f"{len(m.outcomes)} lines, {m.bytes / 1e6:.2f} MB; measured in {time.monotonic() - t0:.1f}s")
     summary = report(m, corpus)
     print(json.dumps(summary))

@@ -139,6 +139,15 @@ BUNDLED_RULES: tuple[Rule, ...] = (
         negative=("oy2short", "boy2m15i9x4dmieg81iajrlg2fd5hwk0rkd3e1b237tpj5k"),
     ),
     Rule(
+        # Atlassian's admin and service-account API tokens: ATCTT3xFfG, then 100+
+        # (the ruleset knows ATATT… only); like ATATT… they end in ``=`` and 8 hex.
+        name="atlassian_admin_token", kind="token:atlassian_admin", severity=HARD, keywords=("atctt3xffg",),
+        regex=r"ATCTT3xFfG[A-Za-z0-9_\-]{90,}(?:=[0-9A-Fa-f]{8})?(?![A-Za-z0-9_=\-])",
+        positive=("Using Key=ATCTT3xFfGN0GsZNgOGrQSHSnxiJVi00oHlRicyM0yMNuKCBfw6qOHVcCy4Hm89GnclGb_W-1qAkxqCn5"
+                  "XbuyoX54bNhpK5yFKGFR7ocV6FByvL_P9Sb3tFnbUg3T3I3S_RGCBLMSN7Nsa4GJv8JE=366BFE3A",),
+        negative=("ATCTT3xFfG-short", "the ATCTT3xFfG prefix"),
+    ),
+    Rule(
         # A Telegram bot token: the bot's id, a colon, then AA and 33 more (BotFather's format).
         name="telegram_bot_token", kind="token:telegram_bot", severity=HARD, keywords=(":aa",),
         regex=r"[0-9]{8,10}:AA[0-9A-Za-z_-]{33}(?![0-9A-Za-z_-])", anchor="0-9", back=10,

@@ -197,17 +197,30 @@ def secret_value(buf, m, ctx) -> bool:
     return looks_secret(m.group(1))
 
 
+def xml_secret(buf, m, ctx) -> bool:
+    """An element's value passes the gate; a braced one (Jenkins' ``{AQAAABAAA…}``,
+    which may hold blanks) by its longest word."""
+    value = m.group(1)
+    if value.startswith(b"{"):
+        words = value[1:-1].split()
+        return bool(words) and looks_secret(max(words, key=len))
+    return looks_secret(value)
+
+
 #: The identifier a prose rule's word ends (``public_key`` of ``public_key = …``).
 _IDENT_BEFORE = re.compile(rb"[A-Za-z0-9_.\-]{1,64}$")
 
 
 def prose_secret(buf, m, ctx) -> bool:
-    """A sentence naming a secret: the value must also carry a digit or a symbol, and
+    """A sentence naming a secret (or a table row: ``auth token | v``, 16 bytes at
+    least, so a pipe into ``sha256sum`` is not one): the value must also carry a digit or a symbol, and
     a word that ends an identifier (``public_key = …``, ``key_id: …``) is judged by
     that identifier's name, as an assignment is."""
     value = m.group(1)
     if not (looks_secret(value) and re.search(rb"[0-9]|[^A-Za-z0-9]", value) is not None):
         return False
+    if b"|" in buf[m.start() : m.start(1)] and len(value) < 16:
+        return False  # a shell pipe (``echo $token | sha256sum``), not a table's cell
     s = m.start()
     before = _IDENT_BEFORE.search(buf, max(0, s - 64), s)
     return before is None or not _names_no_secret(before.group() + buf[s : m.start(1)])
@@ -335,6 +348,7 @@ CHECKS: dict[str, Callable] = {
     "not_public": not_public,
     "flag_value": flag_value,
     "secret_value": secret_value,
+    "xml_secret": xml_secret,
     "prose_secret": prose_secret,
     "cli_password": cli_password,
     "literal_password": literal_password,

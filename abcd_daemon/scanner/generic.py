@@ -58,7 +58,10 @@ _NAME = (r"(?:[a-z0-9_.\-]{0,64}" + _WORDS + r"[a-z0-9_.\-]{0,64}"
 _SEGMENT_KEYS = tuple(f"{sep}{w}" for w in SEGMENT_WORDS for sep in "_-.") + tuple(
     f"{w}{sep}" for w in SEGMENT_WORDS for sep in "_-")
 _Q = r"""(?:\\{0,3}["'`])?"""  # a quote, plain or JSON-escaped up to three times
-_VALUE = r"""([^\s"'`\\,;<>(){}\[\]&|]{6,})"""
+#: A value: 6+ bytes up to a blank, a quote or code punctuation; a bracket only inside
+#: it (Azure's older client secrets hold ``[`` and ``]``; ``keys[0]`` is judged by
+#: what precedes its bracket, ``values.looks_secret``).
+_VALUE = r"""([^\s"'`\\,;<>(){}\[\]&|][^\s"'`\\,;<>(){}&|]{4,}[^\s"'`\\,;<>(){}\[\]&|])"""
 _CLIENTS = ("mysql", "mariadb", "sshpass", "sqlcmd", "mongo", "redis-cli", "isql", "pg_dump", "psql",
             "docker login", "podman login", "buildah login", "skopeo login", "nerdctl login", "helm registry login")
 
@@ -79,20 +82,23 @@ GENERIC_RULES: tuple[Rule, ...] = (
     Rule(
         name="secret_assignment", kind="secret:assignment", severity=WARN, keywords=SECRET_WORDS + _SEGMENT_KEYS,
         # (``\]?``: a subscript, ``app.config["SECRET_KEY"] = "v"``)
-        regex=r"(?i)" + _NAME + _Q + r"\]?[ \t]{0,4}(?:=>|:=|\+=|\?=|=|:)[ \t]{0,4}" + _Q
+        # (up to 40 blanks around the operator: gofmt and YAML align a block's columns)
+        regex=r"(?i)" + _NAME + _Q + r"\]?[ \t]{0,40}(?:=>|:=|\+=|\?=|=|:)[ \t]{0,40}" + _Q
               + r"(?:(?:basic|bearer|token|bot)[ \t]+)?" + _VALUE,
         group=1, back=80, reach=420, boundary="", check="not_public", source=GENERIC_SOURCE, search="neighbourhood",
         positive=("DB_PASS=hunter2-Xk29!q", f"export STRIPE_KEY={_A40}", f'{{"api_key": "{_A40}"}}',
                   f'{{"t":"{{\\"client_secret\\": \\"{_A40}\\"}}"}}', f"aws_secret: {_A40}",
                   "Server=db;Uid=app;Pwd=Zq8!mR2#kW;", 'SNYK_API_KEY ?= "Zq8mR2kW4xT7pL9s"', 'app.config["SECRET_KEY"] = "6a6f0fb23c6f5da2cec255404e4fb440"',
                   'wpa: psk="Zq8mR2kW4xT7pL9s"', f"DefaultEndpointsProtocol=https;AccountKey={_A40}==;",
-                  f"https://api.x.io/v1?api_key={_A40}&q=1"),
+                  f"https://api.x.io/v1?api_key={_A40}&q=1",
+                  'clientSecret                = "U6DtAX5r6RPZxd~l12Ri3X8J9urt5Q-xs"',
+                  "CLIENT_SECRET=2XlwmIlo3XkjE1@y[cuWsPj3_N@F23F/"),
         negative=("password_policy=strict", "token_count=1024", "api_version: 2024-01-01", "auth: true",
                   "API_KEY=${API_KEY}", "api_key=your_api_key_here", "password = os.environ",
                   "secret_file=/etc/app/secret.txt", "KEY_NAME=SECRET_KEY_NAME", "api_key = <your-key>",
                   '{"type": "started", "key": "v2:hash0"}', 'credentialsId: "3f2a9c1e-77b0-4d5e-9a1b-2c3d4e5f6a7b"',
                   'LLM_SECRET_NAME = "NEXUS-GPT4-API-KEY"', "GITHUB_API_KEY=\\nDYNATRACE_API_KEY=\\n",
-                  "primaryKey=Ly=JjAR=QP6IkpFGVrdYefAtOT3=iN", 'keyword: "Befaehigung_P2"', "KeyPair = X25519.KeyPair", 'DEPLOY_PUBLIC_KEY="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIfGPvGHRPDUW"', "API_KEY=%API_KEY%"),
+                  "primaryKey=Ly=JjAR=QP6IkpFGVrdYefAtOT3=iN", "api_key=keys[0]", "token = tokens[i]", 'keyword: "Befaehigung_P2"', "KeyPair = X25519.KeyPair", 'DEPLOY_PUBLIC_KEY="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIfGPvGHRPDUW"', "API_KEY=%API_KEY%"),
     ),
     Rule(
         name="secret_flag", kind="secret:flag", severity=WARN, keywords=SECRET_WORDS + _SEGMENT_KEYS,
@@ -125,13 +131,21 @@ GENERIC_RULES: tuple[Rule, ...] = (
         name="prose_secret", kind="secret:prose", severity=WARN,
         keywords=("password", "passphrase", "passcode", "passwd", "pwd", "secret", "token", "key", "credential"),
         regex=r"(?i)(?:(?:passphrase|passcode|password)[ \t]+(?:(?:is|was|=|:)[ \t]+)?|(?:passwd|pwd|secret|token|"
-              r"api[ _-]?key|access[ _-]?key|key|credentials?)[ \t]+(?:is|was|are|=|:)[ \t]+)"
+              r"api[ _-]?key|access[ _-]?key|key|credentials?)(?:[ \t]+(?:is|was|are|=|:)[ \t]+"
+              # ``auth token |v``: a table's cell (a Postman environment, Markdown)
+              r"|[ \t]*\|[ \t]*)"
+              # ``token - 'v'``: a dash says it only before a quoted value
+              r"|(?:password|passwd|pwd|secret|token|api[ _-]?key|access[ _-]?key|key)[ \t]+-[ \t]+[\"'`])"
               r"(?:now[ \t]+|set[ \t]+to[ \t]+)?[\"'`]?"
-              r"([^\s\"'`\\]{5,127}[^\s\"'`\\.,;:!?)])",
+              r"([^\s\"'`\\]{5,511}[^\s\"'`\\.,;:!?)])",
         group=1, back=24, reach=200, boundary="", check="prose_secret", source=GENERIC_SOURCE,
-        positive=("the password is hunter2-Xk29!q", f"my API key is {_A40}", "token was Zq8mR2kW4xT7."),
+        positive=("the password is hunter2-Xk29!q", f"my API key is {_A40}", "token was Zq8mR2kW4xT7.",
+                  "twitch token - 'k0lj2mwl8n3ztmrivlpbc7obk914sj'", "apiKey |e9e0f062f587b423bb6cc6328eb786d75b45783e",
+                  "| auth token | Zq8mR2kW4xT7pL9sYfQ3 |"),
         negative=("the token is valid", "the password is required.", "the key is `config.api_key`",
-                  "public_key = Zq8mR2kW4xT7pL9sYf", "key_id: AKIDZq8mR2kW4xT7pL9s"),
+                  "public_key = Zq8mR2kW4xT7pL9sYf", "key_id: AKIDZq8mR2kW4xT7pL9s",
+                  "refresh the token - k0lj2mwl8n3ztmrivlpbc7obk914sj", "a key - 'value'",
+                  "| token | string | required |", "| api_key | your API key |", "echo $token | sha256sum"),
     ),
     Rule(
         # A token that announces itself by shape: a short lower/upper prefix and a
@@ -171,7 +185,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
         # 20+ upper-case letters and digits, or a UUID (key-…, NRAK-…, sdk-<uuid>).
         # Judged by ``shapes.prefixed_body``; no keyword: tried on gated lines.
         name="prefixed_body", kind="token:prefixed_body", severity=WARN, keywords=(),
-        regex=r"\b(?:[A-Za-z0-9][A-Za-z0-9]{1,15}(?:[_.\-$][A-Za-z0-9]{1,20}){0,2}?[_.\-$])"
+        regex=r"\b(?:[A-Za-z0-9][A-Za-z0-9]{1,15}(?:[_.\-$][A-Za-z0-9]{1,20}){0,3}?[_.\-$])"
               r"((?:[0-9a-f]{32,}|[0-9A-F]{32,}|[0-9A-Z]{20,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
               r"(?:[_.\-][A-Za-z0-9]{1,64}){0,2})\b",
         # Its gate: the prefix's last byte, its separator and the body's minimum —
@@ -239,12 +253,14 @@ GENERIC_RULES: tuple[Rule, ...] = (
         keywords=("password>", "passwd>", "pwd>", "secret>", "token>", "apikey>", "api_key>", "accesskey>",
                   "access_key>", "privatekey>", "private_key>", "credential>", "credentials>"),
         regex=r"(?i)<[a-z0-9_.:\-]{0,40}(?:password|passwd|pwd|secret|token|api_?key|access_?key|private_?key|"
-              r"credentials?)>([^<>\s\"'`\\]{4,256})</",
-        group=1, back=64, reach=320, boundary="", check="secret_value", source=GENERIC_SOURCE,
+              # (a braced value may hold blanks: Jenkins' ``{AQAAABAAA…}`` secrets)
+              r"credentials?)>([^<>\s\"'`\\]{4,256}|\{[^<>{}\"'`\\]{4,256}\})</",
+        group=1, back=64, reach=320, boundary="", check="xml_secret", source=GENERIC_SOURCE,
         positive=("<password>Sg4Mu8vR1oCZ29kf</password>", "<server><id>nexus</id><password>YfKlcxDMPYIyOZcN</password>",
-                  '<add key="x"/><clientSecret>q3IEZYdwomhI40hkpY</clientSecret>'),
+                  '<add key="x"/><clientSecret>q3IEZYdwomhI40hkpY</clientSecret>',
+                  "<secret>{AQAAABAAA zgtj0q3v38u4pthc6nmy02n60bj244u5}</secret>"),
         negative=("<password>${env.NEXUS_PASSWORD}</password>", "<token>true</token>", "<apiKey>your-api-key</apiKey>",
-                  "<key>CFBundleName</key>"),
+                  "<key>CFBundleName</key>", "<token>{ some text here }</token>"),
     ),
     Rule(
         name="jwt_base64", kind="token:jwt_base64", severity=WARN, keywords=("zxlk",),
@@ -258,7 +274,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
 #: stars only is abcd's own mask (``values.already_masked``), never a finding, so a
 #: rule ending in ``_VALUE`` is gated by its regex with this in its place: a rescan
 #: then skips the lines where every such value is masked.
-_VALUE_GATE = r"""[^\s"'`\\,;<>(){}\[\]&|]*[^\s"'`\\,;<>(){}\[\]&|*]"""
+_VALUE_GATE = r"""[^\s"'`\\,;<>(){}&|]*[^\s"'`\\,;<>(){}\[\]&|*]"""
 GENERIC_RULES = tuple(
     dataclasses.replace(r, gate=r.regex[: -len(_VALUE)] + _VALUE_GATE) if r.regex.endswith(_VALUE) and not r.gate
     else r for r in GENERIC_RULES

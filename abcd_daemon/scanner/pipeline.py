@@ -11,6 +11,8 @@
    caller's home is a finding like any other (``home_path_self``), folded to ``~``
    in every spelling the rule knows: plain, ``\\/``-escaped (1, 3, 7 backslashes),
    ``%2F``/``%252F``, behind ``file://``, and through the views.
+   A secret finding's value is then masked wherever else in the text it is spelled
+   the same (``repeats``: a value named on one line and used bare on another).
 2. JSON guard: every changed line that was a JSON document before must be one
    after, with the same structure (a span over a structural quote counts as
    breaking it); such a line is re-masked by whole string values
@@ -30,7 +32,9 @@ Why rescanning only the changed lines is enough: the engine is line-local (see
 folded text, so a line no round from pass 1 on changed is, byte for byte, a line
 pass 1 scanned and found nothing on — whether round 0 changed it or not (a line
 changed only by round 0 was scanned in pass 1 in its folded form, which is its
-output form) — and a rescan of it would find none. This is tested
+output form) — and a rescan of it would find none. The repeats are no exception:
+each round searches the whole text for the values it found, so a line holding one
+is a changed line. This is tested
 (``test_rescanning_changed_lines_equals_rescanning_everything`` and the generated
 text property tests).
 
@@ -51,6 +55,7 @@ from .engine import Finding, Scanner
 from ..gcpause import paused
 from .jsonline import is_json
 from .mask import fallback_line, mask
+from .repeats import with_repeats
 from .rules import HARD, HOME_KINDS, IDENTITY_KINDS
 
 JSON_INTEGRITY = "json_integrity"
@@ -81,6 +86,7 @@ def redact_text(
     *,
     deadline: float | None = None,
     clock: Callable[[], float] = time.monotonic,
+    carried: dict | None = None,
 ) -> Redaction:
     """Redact ``text`` (any bytes) with ``scanner``.
 
@@ -90,13 +96,15 @@ def redact_text(
     degraded, :class:`ScanDeadline` past the deadline, :class:`RedactionResidual`
     when stage two finds a blocking residual or a JSON line cannot stay JSON.
     Never returns partly redacted text. Python's cyclic collector is paused
-    meanwhile (:mod:`~abcd_daemon.gcpause`)."""
+    meanwhile (:mod:`~abcd_daemon.gcpause`). ``carried``: the secret values earlier
+    batches of the same transcript found, searched for here and added to
+    (``repeats.with_repeats``); pass one dict for all of a transcript's batches."""
     with paused():
-        return _redact_text(scanner, text, deadline, clock)
+        return _redact_text(scanner, text, deadline, clock, carried)
 
 
 def _redact_text(scanner: Scanner, text: bytes, deadline: float | None,
-                 clock: Callable[[], float]) -> Redaction:
+                 clock: Callable[[], float], carried: dict | None = None) -> Redaction:
     if scanner.degraded:
         raise DegradedScanner(
             f"refusing to redact with a degraded scanner: {scanner.degraded}",
@@ -114,7 +122,7 @@ def _redact_text(scanner: Scanner, text: bytes, deadline: float | None,
         folded, _ = _json_guard(text, masked.text, masked.edits, homes0)
     if tick is not None:
         tick()
-    findings = scanner.find(folded, tick)
+    findings = with_repeats(folded, scanner.find(folded, tick), carried)
     masked = _mask_all(folded, findings)
     out, changed = _json_guard(folded, masked.text, masked.edits, findings)
     found = homes0 + findings
@@ -126,6 +134,7 @@ def _redact_text(scanner: Scanner, text: bytes, deadline: float | None,
         again = rescan(scanner, out, changed, tick)
         if not again:
             break
+        again = with_repeats(out, again, carried)  # (the whole text: a value may recur on any line)
         if round_ == SANITISE_ROUNDS:
             # did not converge: refuse, whatever the leftovers' severity
             raise residual(out, again)

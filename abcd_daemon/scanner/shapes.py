@@ -18,7 +18,7 @@ check here decides, and lets through what transcripts are full of:
   CERTIFICATE block of the same line), a whole line of 64 or 76 base64 bytes
   (wrapped base64: a PEM body line in a decoded view, ``base64`` output);
 - anything longer than ``MAX_BARE`` (blobs, not credentials) or that does not read
-  as random (``values.random_shaped``);
+  as random (mixed case, or 32+ upper case and digits past hex: ``_upper_random``);
 - GitHub/npm tokens with a wrong checksum (``values.bad_checksum``).
 
 Pure functions of the line's bytes and the match; never raise.
@@ -61,12 +61,29 @@ def _alnum_random(v: bytes) -> bool:
     return entropy(v) >= (4.0 if len(v) >= 32 else 3.7)
 
 
+_NOT_HEX_UPPER = re.compile(rb"[G-Z]")
+
+
+def _upper_random(v: bytes) -> bool:
+    """32+ upper-case letters and digits (no lower case): a base36 or base32 key
+    (ScrapingBee's, a TOTP seed), not a hex digest (it needs six letters past F), a
+    constant's name (no digits) or words run together (their entropy is low)."""
+    if len(v) < 32 or not v.isupper() or not v.isalnum():
+        return False
+    upper, _lower, digits, runs = class_profile(v)
+    if digits < 6 or len(_NOT_HEX_UPPER.findall(v)) < 6 or len(v) / runs > 4:
+        return False
+    return entropy(v) >= 4.3
+
+
 def bare_random(buf: bytes, m, ctx) -> bool:
     """The ``bare_token`` check (see the module docstring). Cheapest tests first:
     the rule runs on every line its gate names."""
     v = m.group(1)
-    if not MIN_BARE <= len(v) <= MAX_BARE or v[:1] in b"/.~" or (b"/" in v and b"." in v) or b"//" in v[2:]:
+    if not MIN_BARE <= len(v) <= MAX_BARE or v[:1] in b"/.~" or (b"/" in v and b"." in v):
         return False
+    if b"//" in v[2:] and b"+" not in v and not v.endswith(b"="):
+        return False  # a path's double slash (base64 may hold one: it has ``+`` or padding)
     lead = TOKEN_LEAD.match(v)
     if lead is not None and lead.group().lower() in HARNESS_ID_PREFIXES or v.startswith(PUBLIC_PREFIXES):
         return False
@@ -74,10 +91,10 @@ def bare_random(buf: bytes, m, ctx) -> bool:
         s, e = m.span(1)
         if (s == 0 or buf[s - 1] == 0x0A) and (e == len(buf) or buf[e] == 0x0A):
             return False  # a whole line of wrapped base64 (a PEM body line, `base64` output)
-    if v.startswith(_FILE_MAGIC) or not _alnum_random(v):
+    if v.startswith(_FILE_MAGIC) or not (_alnum_random(v) or _upper_random(v)):
         return False
-    if b"/" in v and not DIGIT.search(v.split(b"/", 1)[0]):
-        return False  # owner/name (HuggingFaceTB/SmolLM3-3B): a name's first part has no digit
+    if v.count(b"/") == 1 and b"+" not in v and not v.endswith(b"=") and not DIGIT.search(v.split(b"/", 1)[0]):
+        return False  # owner/name (HuggingFaceTB/SmolLM3-3B): one slash, a name's first part has no digit
     if is_placeholder(v) or bad_checksum(v):
         return False
     s = m.start(1)

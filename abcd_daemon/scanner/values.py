@@ -74,6 +74,7 @@ _CODE_REF = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:
 #: A digit anywhere in a value (the shape gates ask it of many values).
 DIGIT = re.compile(rb"[0-9]")
 _DIGIT_OR_SYMBOL = re.compile(rb"[0-9]|[^A-Za-z0-9_.-]")
+_BRACKET = re.compile(rb"[\[\]]")
 _LITERALS = frozenset({b"true", b"false", b"null", b"none", b"nil", b"undefined", b"yes", b"no", b"on", b"off"})
 
 
@@ -185,6 +186,10 @@ def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True) -> bool:
     v = value.strip(b"'\"`")
     if b"%" in v:  # judged as it reads: a percent-encoded ${VAR} is still a reference
         v = urllib.parse.unquote_to_bytes(v)
+    if b"[" in v or b"]" in v:  # a subscript (``keys[0]``) is judged by what precedes it
+        head = _BRACKET.split(v, 1)[0]
+        if not looks_secret(head, min_len, shape=shape):
+            return False
     if len(v) < min_len or is_placeholder(v) or v.lower() in _LITERALS:
         return False
     if _NUMBERISH.fullmatch(v) or (shape and _WORDISH.fullmatch(v) and not random_letters(v)):

@@ -74,9 +74,10 @@ def redact_to_file(
     out: Redacted | None = None
     line_offset = byte_offset = 0
     last = b"\n"
+    carried: dict = {}  # secret values found so far, masked in every later batch
     for chunk in _with_frame(frame_head, chunks):
         try:
-            red = redact_text(scanner, chunk, deadline=deadline, clock=clock)
+            red = redact_text(scanner, chunk, deadline=deadline, clock=clock, carried=carried)
         except RedactionResidual as exc:
             raise _rebased(exc, line_offset, byte_offset) from None
         text = red.text
@@ -131,9 +132,10 @@ def redact_plain(scanner, chunks: Iterable[bytes], out_fd: int, *, deadline: flo
     out = PlainRedacted()
     line_offset = byte_offset = 0
     last = b""
+    carried: dict = {}  # as redact_to_file: a value found is masked in every later batch
     for chunk in chunks:
         try:
-            red = redact_text(scanner, chunk, deadline=deadline, clock=clock)
+            red = redact_text(scanner, chunk, deadline=deadline, clock=clock, carried=carried)
         except RedactionResidual as exc:
             raise _rebased(exc, line_offset, byte_offset) from None
         out.secrets += red.secrets

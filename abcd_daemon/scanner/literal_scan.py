@@ -4,10 +4,10 @@ Contract of :class:`LiteralSet`: :meth:`~LiteralSet.find` returns every occurren
 of every pattern — overlapping ones too, and several patterns at one place — as
 ``(start, -end, index)`` sorted (by start, longest first), ``index`` being the
 pattern's position in the list given. ``caseless`` folds ASCII letters only, as
-``bytes.lower`` does. Vectorscan's literal mode compiles the set (any bytes, NUL
-included); when the library is missing or refuses the set, an Aho-Corasick automaton
-finds the same occurrences (over a lower-cased copy when ``caseless``). Pure; never
-raises on arbitrary text.
+``bytes.lower`` does. Vectorscan's literal mode compiles the set; when the library
+is missing, refuses the set, or a pattern holds a NUL (the binding's caseless
+literals end there), an Aho-Corasick automaton finds the same occurrences (over a
+lower-cased copy when ``caseless``). Pure; never raises on arbitrary text.
 
 Why not one automaton everywhere: over the bench transcript's 10 MB, Aho-Corasick
 took 80 ms for 500 tokens where Vectorscan took 5 ms to scan and 12 to compile.
@@ -53,8 +53,8 @@ class LiteralSet:
 
 
 def _compile(patterns: list[bytes], caseless: bool):
-    if hyperscan is None or not patterns:
-        return None
+    if hyperscan is None or not patterns or any(b"\0" in p for p in patterns):
+        return None  # (the binding's caseless literals end at a NUL: the automaton takes those)
     flags = hyperscan.HS_FLAG_SOM_LEFTMOST | (hyperscan.HS_FLAG_CASELESS if caseless else 0)
     try:
         db = hyperscan.Database()

@@ -88,3 +88,23 @@ def test_a_value_named_in_one_batch_is_masked_in_every_later_batch(scanner, tmp_
     out = path.read_bytes()
     assert PASSWORD.encode() not in out and out.count(b"\n") == 3
     assert [(rule.endswith("/repeat"), line) for rule, _k, line in got.findings] == [(False, 1), (True, 3)]
+
+
+def test_at_most_max_values_are_searched_for_and_every_finding_is_kept(monkeypatch):
+    """A batch dense with distinct secrets does not stall compiling them all: past
+    ``MAX_VALUES`` a value is masked only where a rule found it."""
+    from abcd_daemon.scanner import repeats
+    from abcd_daemon.scanner.compiled import Finding
+
+    monkeypatch.setattr(repeats, "MAX_VALUES", 8)
+    values = [f"Secret{i:04d}xyzQ" for i in range(12)]
+    text = (" ".join(f"KEY={v}" for v in values) + " | " + " ".join(values)).encode()
+    found = []
+    for v in values:
+        at = text.index(f"KEY={v}".encode()) + 4
+        found.append(Finding(at, at + len(v), "secret:assignment", "warn", "secret_assignment"))
+    carried: dict = {}
+    got = repeats.with_repeats(text, found, carried)
+    assert all(f in got for f in found)
+    spread = {text[g.start:g.end].decode() for g in got if g.rule.endswith("/repeat")}
+    assert spread == set(values[:8]) and len(carried) == 8

@@ -23,7 +23,9 @@ Modules, by layer:
   decoded views, escape units, lower-cased windows), ``engine`` (where each rule is
   tried → findings), ``matching`` (one rule in one window);
 - redaction: ``mask`` (findings → masked bytes), ``jsonline`` (is a line still JSON),
-  ``pipeline`` (home fold → sanitise → JSON guard → verify).
+  ``repeats`` (a value found once, masked wherever else it is spelled the same, over
+  ``literal_scan``'s one pass for a set of literals), ``pipeline`` (home fold →
+  sanitise → JSON guard → verify).
 """
 
 from .build import build_scanner

@@ -12,7 +12,7 @@ Contract of :func:`with_repeats`:
   home or network kinds (their literal rules already match every occurrence), not a
   PEM block, not a token judged by its shape alone (:data:`SHAPE_KINDS`: the same
   shape judges it wherever it stands, and a guess must not spread to the ids that
-  share its bytes) — of at least :data:`MIN_VALUE` bytes and one line;
+  share its bytes) — of :data:`MIN_VALUE` to :data:`MAX_VALUE` bytes and one line;
 - every other byte-identical occurrence anywhere in the text (any line: a value
   read on one line and used on another) becomes a finding of the same kind and
   severity, its rule named ``<rule>/repeat``; occurrences overlapping a finding
@@ -42,6 +42,9 @@ from .rules import IDENTITY_KINDS, PEM_KIND
 
 #: Shorter values are not searched for: a short one may be a word used elsewhere.
 MIN_VALUE = 10
+#: Longer ones neither: a value that long is a blob (Vectorscan refuses a literal of
+#: 200 KB, and the set would fall back to the slower automaton).
+MAX_VALUE = 8192
 SUFFIX = "/repeat"
 #: Values searched for per call at most, carried ones first: compiling the set costs
 #: about 30 µs a value (0.12 s for 4,096, 0.95 s for 20,000), and a batch dense with
@@ -63,7 +66,7 @@ def with_repeats(text: bytes, findings: list[Finding], carried: dict[bytes, Find
     for f in findings:
         if len(values) >= MAX_VALUES:
             break
-        if f.kind in _SKIP or f.block is not None or f.end - f.start < MIN_VALUE:
+        if f.kind in _SKIP or f.block is not None or not MIN_VALUE <= f.end - f.start <= MAX_VALUE:
             continue
         value = text[f.start:f.end]
         if b"\n" not in value:

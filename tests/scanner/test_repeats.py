@@ -46,8 +46,14 @@ def test_a_token_judged_by_shape_alone_is_not_spread_to_ids_sharing_its_bytes(sc
     assert f"toolu_{body}".encode() in out and f"msg_{body}".encode() in out
 
 
-def test_short_values_and_identity_kinds_are_not_searched_for(scanner):
+def test_short_and_blob_sized_values_and_identity_kinds_are_not_searched_for(scanner):
     from abcd_daemon.scanner.compiled import Finding
+    from abcd_daemon.scanner.repeats import MAX_VALUE
+
+    blob = b"Zq8mR2kW4x" * (MAX_VALUE // 10 + 1)
+    text = b"K=" + blob + b" then " + blob
+    long = Finding(2, 2 + len(blob), "secret:assignment", "warn", "secret_assignment")
+    assert with_repeats(text, [long]) == [long]
 
     text = b"pw=abc12345 then abc12345 again; dain@danieldemmel.me and dain@danieldemmel.me"
     short = Finding(3, 11, "secret:password_assignment", "warn", "password_assignment")

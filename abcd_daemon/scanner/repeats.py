@@ -33,7 +33,6 @@ import bisect
 import dataclasses
 import itertools
 
-
 from .compiled import Finding
 from .engine import FALLBACK_KINDS
 from .escapes import align_to_units

@@ -32,6 +32,11 @@ ABCD_HOME in a temporary directory, one file at a time. Then:
 - ``mb_per_s`` = input bytes / summed wall time of the redact processes of the
   main pass, process start-up included.
 
+``--examples FILE`` measures an outside labelled set instead (JSON Lines, one
+example per line: ``bench/recall_corpus/external.py``) in the same six contexts, the
+same way — a scanner's published test cases, a red team's list — kept out of the
+repository; only its figures go in the README.
+
 Prints per-context and per-family tables, the families below 0.97, the false
 positives, then as its LAST line one JSON object: ``{"recall", "fp_rate",
 "refused", "json_valid", "mb_per_s", "families", "providers", "examples",

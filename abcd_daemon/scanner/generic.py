@@ -65,6 +65,9 @@ _VALUE = r"""([^\s"'`\\,;<>(){}\[\]&|][^\s"'`\\,;<>(){}&|]{4,}[^\s"'`\\,;<>(){}\
 _CLIENTS = ("mysql", "mariadb", "sshpass", "sqlcmd", "mongo", "redis-cli", "isql", "pg_dump", "psql",
             "docker login", "podman login", "buildah login", "skopeo login", "nerdctl login", "helm registry login")
 
+#: The names a sentence or a row gives a secret by (``prose_secret``; ``password``
+#: takes a separator there only optionally, so it is listed apart).
+_PROSE_NAMES = r"passwd|pwd|secret|token|api[ _-]?key|access[ _-]?key|key"
 _A40 = "Xk29qLm7Tz4vBn8RcW1yHs5dJf3gPa6eUo0iKl2M"
 _TOKEN_BODY = r"[A-Za-z0-9][a-z0-9_\-]*[A-Z][A-Za-z0-9_\-]*[A-Za-z0-9]"  # prefixed_token's
 
@@ -130,12 +133,12 @@ GENERIC_RULES: tuple[Rule, ...] = (
     Rule(
         name="prose_secret", kind="secret:prose", severity=WARN,
         keywords=("password", "passphrase", "passcode", "passwd", "pwd", "secret", "token", "key", "credential"),
-        regex=r"(?i)(?:(?:passphrase|passcode|password)[ \t]+(?:(?:is|was|=|:)[ \t]+)?|(?:passwd|pwd|secret|token|"
-              r"api[ _-]?key|access[ _-]?key|key|credentials?)(?:[ \t]+(?:is|was|are|=|:)[ \t]+"
+        regex=r"(?i)(?:(?:passphrase|passcode|password)[ \t]+(?:(?:is|was|=|:)[ \t]+)?|(?:" + _PROSE_NAMES
+              + r"|credentials?)(?:[ \t]+(?:is|was|are|=|:)[ \t]+"
               # ``auth token |v``: a table's cell (a Postman environment, Markdown)
               r"|[ \t]*\|[ \t]*)"
               # ``token - 'v'``: a dash says it only before a quoted value
-              r"|(?:password|passwd|pwd|secret|token|api[ _-]?key|access[ _-]?key|key)[ \t]+-[ \t]+[\"'`])"
+              r"|(?:password|" + _PROSE_NAMES + r")[ \t]+-[ \t]+[\"'`])"
               r"(?:now[ \t]+|set[ \t]+to[ \t]+)?[\"'`]?"
               r"([^\s\"'`\\]{5,511}[^\s\"'`\\.,;:!?)])",
         group=1, back=24, reach=200, boundary="", check="prose_secret", source=GENERIC_SOURCE,

@@ -134,7 +134,8 @@ def _redact_text(scanner: Scanner, text: bytes, deadline: float | None,
         again = rescan(scanner, out, changed, tick)
         if not again:
             break
-        again = with_repeats(out, again, carried)  # (the whole text: a value may recur on any line)
+        # (the whole text: a value may recur on any line; the carried ones pass 1 searched)
+        again = with_repeats(out, again, carried, search_carried=False)
         if round_ == SANITISE_ROUNDS:
             # did not converge: refuse, whatever the leftovers' severity
             raise residual(out, again)

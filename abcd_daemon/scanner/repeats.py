@@ -55,20 +55,24 @@ SHAPE_KINDS = FALLBACK_KINDS | {"token:prefixed"}
 _SKIP = IDENTITY_KINDS | SHAPE_KINDS | {PEM_KIND}
 
 
-def with_repeats(text: bytes, findings: list[Finding], carried: dict[bytes, Finding] | None = None) -> list[Finding]:
+def with_repeats(text: bytes, findings: list[Finding], carried: dict[bytes, Finding] | None = None,
+                 *, search_carried: bool = True) -> list[Finding]:
     """``findings`` plus the other occurrences in ``text`` of their values (see the
     module contract), sorted by start. ``carried`` (values found in earlier batches of
     the same transcript, value → the finding that named it) is searched for too, and
     this call's values are added to it (:data:`MAX_VALUES` in all): a transcript
-    streamed in batches masks a value named in one batch in every later one."""
-    values: dict[bytes, Finding] = dict(carried) if carried else {}
+    streamed in batches masks a value named in one batch in every later one.
+    ``search_carried=False``: the carried values were already searched over this text
+    (an earlier round of the same batch masked every occurrence, and masking makes no
+    new one), so only this call's are; they are still added."""
+    values: dict[bytes, Finding] = dict(carried) if carried and search_carried else {}
     for f in findings:
         if len(values) >= MAX_VALUES:
             break
         if f.kind in _SKIP or f.block is not None or not MIN_VALUE <= f.end - f.start <= MAX_VALUE:
             continue
         value = text[f.start:f.end]
-        if b"\n" not in value:
+        if b"\n" not in value and (carried is None or len(carried) < MAX_VALUES or value in carried):
             values.setdefault(value, f)
             if carried is not None:
                 carried.setdefault(value, f)

@@ -70,7 +70,7 @@ def _upper_random(v: bytes) -> bool:
     constant's name (no digits) or words run together (their entropy is low)."""
     if len(v) < 32 or not v.isupper() or not v.isalnum():
         return False
-    upper, _lower, digits, runs = class_profile(v)
+    _upper, _lower, digits, runs = class_profile(v)
     if digits < 6 or len(_NOT_HEX_UPPER.findall(v)) < 6 or len(v) / runs > 4:
         return False
     return entropy(v) >= 4.3

@@ -15,6 +15,9 @@ Rules:
 - A frame that cannot be used otherwise — over the limit, or cut off by the client
   half-closing inside it — is answered with one ``ErrorReply`` saying which (best effort,
   the client may be gone), then the connection is closed: the stream is desynchronised.
+- A connection is answered in the format its Hello came in: JSON frames for a JSON
+  Hello, msgpack otherwise (:mod:`..wire.codec`); a refusal before any Hello decoded
+  follows the refused frame's format.
 """
 
 from __future__ import annotations
@@ -44,9 +47,20 @@ def _refusal(exc: BadMessage) -> m.ErrorReply:
                         exit_code=exc.exit_code)
 
 
-async def _send(stream, message) -> None:
+async def _send(stream, message, *, as_json: bool = False) -> None:
     with trio.fail_after(SEND_DEADLINE_S):
-        await stream.send_all(encode_frame(message))
+        await stream.send_all(encode_frame(message, as_json=as_json))
+
+
+def _sender(as_json: bool):
+    """``send(stream, message)`` in one format, for :func:`.replies.answer`."""
+    if not as_json:
+        return _send
+
+    async def send(stream, message) -> None:
+        await _send(stream, message, as_json=True)
+
+    return send
 
 
 async def _receive(stream, decoder: FrameDecoder):
@@ -68,13 +82,14 @@ async def _receive(stream, decoder: FrameDecoder):
 async def serve_connection(stream: trio.SocketStream, daemon) -> None:
     """Serve one connection to completion; never raises."""
     daemon.ring()
+    decoder = FrameDecoder(max_frame=REQUEST_MAX_FRAME)
     try:
         async with stream:
             try:
-                await _converse(stream, daemon)
+                await _converse(stream, daemon, decoder)
             except ProtocolError as exc:
                 log.info("refused a malformed request: %s", exc)
-                await _refuse(stream, exc)
+                await _refuse(stream, exc, as_json=decoder.last_json)
     except (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
             ConnectionError) as exc:
         log.debug("connection closed: %s", exc)
@@ -84,58 +99,60 @@ async def serve_connection(stream: trio.SocketStream, daemon) -> None:
         log.exception("a connection failed unexpectedly; dropped it")
 
 
-async def _converse(stream: trio.SocketStream, daemon) -> None:
+async def _converse(stream: trio.SocketStream, daemon, decoder: FrameDecoder) -> None:
     uid = peer_uid(stream.socket)
     if uid is None or uid != os.geteuid():
         log.warning("refused a connection from uid %s (this daemon serves uid %s only)",
                     uid, os.geteuid())
         return
-    decoder = FrameDecoder(max_frame=REQUEST_MAX_FRAME)
     try:
         hello = await _receive(stream, decoder)
     except BadMessage as exc:
-        await _send(stream, _refusal(exc))
+        await _sender(decoder.last_json)(stream, _refusal(exc))
         return
     if hello is None:
         return  # the doorbell
+    send = _sender(decoder.last_json)
     if not isinstance(hello, m.Hello):
-        await _send(stream, m.ErrorReply(kind="ProtocolError",
+        await send(stream, m.ErrorReply(kind="ProtocolError",
                                          message="a connection must open with Hello",
                                          exit_code=2))
         return
     if hello.protocol != m.PROTOCOL_VERSION:
-        await _send(stream, m.ErrorReply(
+        await send(stream, m.ErrorReply(
             kind="ProtocolError",
             message=f"this daemon speaks protocol {m.PROTOCOL_VERSION}, the client "
                     f"{hello.protocol}",
             hint="restart the daemon after upgrading abcd: `abcd daemon stop`, then "
                  "`abcd daemon start`"))
         return
-    await _send(stream, m.Welcome(protocol=m.PROTOCOL_VERSION, daemon_version=__version__,
+    await send(stream, m.Welcome(protocol=m.PROTOCOL_VERSION, daemon_version=__version__,
                                   pid=os.getpid(), home=daemon.store))
     while True:
         try:
             request = await _receive(stream, decoder)
         except BadMessage as exc:
-            await _send(stream, _refusal(exc))
+            await send(stream, _refusal(exc))
             continue
         if request is None:
             return
         if not isinstance(request, _REQUESTS):
-            await _send(stream, _refusal(BadMessage(
+            await send(stream, _refusal(BadMessage(
                 f"{type(request).__name__} is not a request this daemon answers; refused",
                 hint=f"requests are the ops {', '.join(m.REQUEST_OPS)}")))
             continue
-        await answer(daemon, stream, request, _send)
+        await answer(daemon, stream, request, send)
 
 
-async def _refuse(stream, exc: ProtocolError) -> None:
-    """Tell the client why its bytes were refused, if it still listens; never raises."""
+async def _refuse(stream, exc: ProtocolError, *, as_json: bool) -> None:
+    """Tell the client why its bytes were refused, if it still listens (in the format
+    of its last whole frame); never raises."""
     try:
         with trio.move_on_after(1.0):
             await stream.send_all(encode_frame(m.ErrorReply(
                 kind="ProtocolError", message=str(exc),
-                hint="the connection is closed; open a new one and send whole frames")))
+                hint="the connection is closed; open a new one and send whole frames"),
+                as_json=as_json))
     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
         pass
 

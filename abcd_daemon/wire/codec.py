@@ -1,4 +1,5 @@
-"""Sans-I/O framing: length-prefixed msgpack frames, fed by the byte and read by frame.
+"""Sans-I/O framing: length-prefixed msgpack (or JSON) frames, fed by the byte and read
+by frame.
 
 ``FrameDecoder.feed(data)`` buffers bytes; ``next_frame()`` returns the next complete
 decoded message or ``None`` when more bytes are needed. A declared length over
@@ -8,6 +9,14 @@ A whole frame that is no valid message raises :class:`~abcd_daemon.errors.BadMes
 saying what is wrong with it (an unknown op, a mistyped field) and the decoder stays
 usable: the frame's length kept the stream in step. The decoder never holds more than
 ``max_frame + 4`` bytes plus one ``feed`` call's worth.
+
+Two payload formats share the framing. A payload whose first byte is ``{`` is a JSON
+object; any other is msgpack. The rule is unambiguous: ``{`` (0x7b) opens a msgpack
+payload only as the bare integer 123, which no message is. The JSON form is the same
+tagged Structs (bytes as base64), for a client with no msgpack library — a script in
+any language, or a start-up-bound one that loads only a stdlib JSON parser.
+:attr:`FrameDecoder.last_json` says which format the last decoded frame used; the
+server answers a connection in the format its Hello came in.
 """
 
 from __future__ import annotations
@@ -22,6 +31,8 @@ from .messages import MAX_FRAME, Message, REQUEST_OPS
 
 _LEN = struct.Struct(">I")
 _ENCODER = msgspec.msgpack.Encoder()
+_JSON_ENCODER = msgspec.json.Encoder()
+_JSON_OPEN = 0x7B  # "{"
 _KNOWN_OPS = frozenset(t.__struct_config__.tag for t in Message.__args__)
 
 
@@ -30,9 +41,10 @@ def encode(message: Any) -> bytes:
     return _ENCODER.encode(message)
 
 
-def encode_frame(message: Any, *, max_frame: int = MAX_FRAME) -> bytes:
-    """One whole frame. Raises ProtocolError if the message is over ``max_frame``."""
-    payload = _ENCODER.encode(message)
+def encode_frame(message: Any, *, max_frame: int = MAX_FRAME, as_json: bool = False) -> bytes:
+    """One whole frame, msgpack (or JSON with ``as_json``). Raises ProtocolError if the
+    message is over ``max_frame``."""
+    payload = (_JSON_ENCODER if as_json else _ENCODER).encode(message)
     if len(payload) > max_frame:
         raise ProtocolError(f"a {len(payload)}-byte message is over the {max_frame}-byte frame limit")
     return _LEN.pack(len(payload)) + payload
@@ -46,12 +58,17 @@ class FrameDecoder:
         self._buf = bytearray()
         self._need: int | None = None
         self._broken = False
+        self._type = type
         self._decoder = msgspec.msgpack.Decoder(type)
+        self._json_decoder: Any = None  # built on the first JSON frame
+        self.last_json = False
 
     def expect(self, type: Any) -> None:
         """Decode the frames still to come as ``type`` (a Struct or a Union of them);
         bytes already buffered are kept."""
+        self._type = type
         self._decoder = msgspec.msgpack.Decoder(type)
+        self._json_decoder = None
 
     @property
     def buffered(self) -> int:
@@ -85,8 +102,11 @@ class FrameDecoder:
         payload = bytes(self._buf[4:end])
         del self._buf[:end]
         self._need = None
+        self.last_json = as_json = payload[:1] == bytes((_JSON_OPEN,))
+        if as_json and self._json_decoder is None:
+            self._json_decoder = msgspec.json.Decoder(self._type)
         try:
-            return self._decoder.decode(payload)
+            return (self._json_decoder if as_json else self._decoder).decode(payload)
         except UNDECODABLE as exc:
             raise explain(payload, exc) from None
 
@@ -96,12 +116,13 @@ def explain(payload: bytes, exc: Exception) -> BadMessage:
     bounded; never the rest of its content)."""
     hint = (f"this daemon answers the ops {', '.join(REQUEST_OPS)}; a client and a daemon "
             "of different versions disagree — `abcd daemon stop`, then `abcd daemon start`")
+    as_json = payload[:1] == bytes((_JSON_OPEN,))
     try:
-        raw = msgspec.msgpack.decode(payload)
+        raw = (msgspec.json if as_json else msgspec.msgpack).decode(payload)
     except RecursionError:
         return BadMessage("a frame nests deeper than any protocol message; refused", hint=hint)
     except UNDECODABLE:
-        return BadMessage("a frame is not msgpack; refused", hint=hint)
+        return BadMessage(f"a frame is not {'JSON' if as_json else 'msgpack'}; refused", hint=hint)
     op = raw.get("op") if isinstance(raw, dict) else None
     if not isinstance(op, str):
         return BadMessage("a message carries no 'op' saying what it asks; refused", hint=hint)

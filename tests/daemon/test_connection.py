@@ -86,3 +86,47 @@ def test_a_client_of_another_protocol_is_told_how_to_restart_with_verbs_that_exi
     reply = raw.receive()
     assert isinstance(reply, m.ErrorReply)
     assert "`abcd daemon stop`, then `abcd daemon start`" in reply.hint
+
+
+class JsonRaw:
+    """A client with no msgpack library: stdlib json and struct, nothing of abcd's."""
+
+    def __init__(self, path: str) -> None:
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(15)
+        self.sock.connect(path)
+        self.buf = b""
+
+    def send(self, obj) -> None:
+        import json
+
+        payload = json.dumps(obj).encode()
+        self.sock.sendall(struct.pack(">I", len(payload)) + payload)
+
+    def receive(self) -> dict:
+        import json
+
+        while len(self.buf) < 4 or len(self.buf) < 4 + struct.unpack(">I", self.buf[:4])[0]:
+            data = self.sock.recv(65536)
+            assert data, "the daemon closed the connection"
+            self.buf += data
+        size = struct.unpack(">I", self.buf[:4])[0]
+        payload, self.buf = self.buf[4:4 + size], self.buf[4 + size:]
+        assert payload[:1] == b"{", payload[:20]  # answered in JSON, not msgpack
+        return json.loads(payload)
+
+
+def test_a_connection_opened_in_json_is_answered_in_json_refusals_included(served):
+    raw = JsonRaw(served["ABCD_SOCKET"])
+    raw.send({"op": "hello", "protocol": m.PROTOCOL_VERSION, "client": "script"})
+    welcome = raw.receive()
+    assert welcome["op"] == "welcome" and welcome["protocol"] == m.PROTOCOL_VERSION
+    raw.send({"op": "frobnicate"})
+    refusal = raw.receive()
+    assert refusal["op"] == "error" and "unknown op 'frobnicate'" in refusal["message"]
+    raw.send({"op": "status"})
+    status = raw.receive()
+    assert status["op"] == "status-reply" and status["status"]["pid"] == welcome["pid"]
+    raw.sock.close()
+    # the same daemon still answers a msgpack client on another connection
+    assert isinstance(opened(served), Raw)

@@ -81,3 +81,35 @@ def test_arbitrary_bytes_never_crash_or_grow_the_buffer_unbounded(blob):
 def test_encoding_an_oversized_message_is_refused():
     with pytest.raises(ProtocolError):
         encode_frame(m.Chunk(data=b"x" * 2048), max_frame=1024)
+
+
+def test_json_frames_decode_to_the_same_messages_and_say_they_were_json():
+    import msgspec
+
+    decoder = FrameDecoder()
+    for message in MESSAGES:
+        decoder.feed(encode_frame(message, as_json=True))
+        assert decoder.next_frame() == message and decoder.last_json
+        decoder.feed(encode_frame(message))
+        assert decoder.next_frame() == message and not decoder.last_json
+    # a client with only a JSON library writes the same frame by hand
+    payload = b'{"op": "hello", "protocol": 1, "client": "sh"}'
+    decoder.feed(struct.pack(">I", len(payload)) + payload)
+    assert decoder.next_frame() == m.Hello(protocol=1, client="sh")
+    assert msgspec.json.decode(encode_frame(m.Chunk(data=b"\x00\xff"), as_json=True)[4:]) == {
+        "op": "chunk", "data": "AP8="}  # bytes travel as base64
+
+
+def test_a_malformed_json_frame_is_refused_in_words_and_the_stream_stays_in_step():
+    from abcd_daemon.errors import BadMessage
+
+    decoder = FrameDecoder()
+    frames = [b'{"op": "status"', b'{"op": "frobnicate"}', b'{"op": "list", "root_sha": 5}']
+    decoder.feed(b"".join(struct.pack(">I", len(f)) + f for f in frames)
+                 + encode_frame(m.StatusRequest(), as_json=True))
+    for expected in ("a frame is not JSON", "unknown op 'frobnicate'",
+                     "a 'list' message is malformed (Expected `str`, got `int` - at `$.root_sha`)"):
+        with pytest.raises(BadMessage, match=re.escape(expected)):
+            decoder.next_frame()
+        assert decoder.last_json
+    assert isinstance(decoder.next_frame(), m.StatusRequest)

@@ -1,74 +1,35 @@
-"""Talking to the daemon: a small synchronous client over the Unix socket.
+"""Talking to the daemon: a small synchronous msgpack client over the Unix socket.
 
-``daemon()`` returns a connected, handshaken :class:`DaemonClient`, or None when no daemon
-answers (no socket, connection refused, no Welcome within the timeout) — the caller then
-runs the same core in-process. ``ABCD_LOCAL=1`` forces in-process. A daemon that
-answers for another store (the Welcome's ``home`` is not this ``ABCD_HOME``) is not
-used: stderr says so and the caller works in-process on its own store. A full listen
-queue (``EAGAIN``) is a busy daemon: retried until the connect timeout, then
-:class:`DaemonBusy` — never taken for an absent one. An ``ErrorReply`` is
-raised as :class:`RemoteError`, carrying the daemon's message, hint and exit code, so the
-CLI renders a daemon-side refusal exactly as an in-process one.
-
-The typer-free fast path (:mod:`abcd_client.quick`) serves only what a daemon answers:
-it turns :func:`served_only` on, and then every place that would otherwise fall back to
-in-process work (:func:`daemon`, :func:`running`) raises :class:`NoDaemon` instead —
-before anything is printed — and the fast path hands the command line to typer, which
-runs the same verb from the start.
+``daemon()`` returns a connected, handshaken :class:`DaemonClient`, or None when the
+verb should work in-process; when that is, and how a busy daemon, a daemon of another
+store and the typer-free fast path's :class:`NoDaemon` are told apart, is
+:mod:`.dial`'s (shared with the JSON client, :mod:`.json_client`). An ``ErrorReply`` is
+raised as :class:`RemoteError`, carrying the daemon's message, hint and exit code, so
+the CLI renders a daemon-side refusal exactly as an in-process one.
 """
 
 from __future__ import annotations
 
-import os
-import time
-# The C socket type itself: ``socket.py`` on top of it builds enums and imports
-# selectors at import, a cost a CLI pays on every verb for nothing it uses here.
-from _socket import AF_UNIX, SOCK_STREAM, socket
 from typing import Union
 
-from abcd_daemon.errors import AbcdError, DaemonBusy, DaemonUnavailable, ProtocolError, StoreMismatch
-from abcd_daemon.paths import abcd_home, socket_path
+from abcd_daemon.errors import DaemonUnavailable, ProtocolError
 from abcd_daemon.wire import messages as m
 from abcd_daemon.wire.codec import FrameDecoder, encode_frame
 
-CONNECT_TIMEOUT_S = 2.0
-REPLY_TIMEOUT_S = 600.0
+from .dial import CONNECT_TIMEOUT_S, NoDaemon, RemoteError, absent, handshaken, reach, served_only
+
+__all__ = ["DaemonClient", "NoDaemon", "RemoteError", "remote_error", "ask", "ask_into", "ask_with_progress", "connect",
+           "daemon", "running", "served_only"]
 
 
-class NoDaemon(Exception):
-    """No daemon will answer this verb (fast path only; never an AbcdError, so no verb
-    body renders it as a refusal)."""
-
-
-_served_only = False
-
-
-def served_only(on: bool) -> None:
-    """While ``on``, in this process, a verb whose daemon does not answer raises
-    :class:`NoDaemon` instead of working in-process (:mod:`abcd_client.quick`)."""
-    global _served_only
-    _served_only = on
-
-
-def _absent() -> None:
-    """What a verb gets when no daemon will answer: None (work in-process), or —
-    after :func:`served_only` — :class:`NoDaemon`."""
-    if _served_only:
-        raise NoDaemon
-    return None
-
-
-class RemoteError(AbcdError):
-    """A refusal the daemon reported."""
-
-    def __init__(self, reply: m.ErrorReply) -> None:
-        super().__init__(reply.message, hint=reply.hint, details=reply.details)
-        self.kind = reply.kind
-        self.exit_code = reply.exit_code
+def remote_error(reply: m.ErrorReply) -> RemoteError:
+    """The refusal ``reply`` as the exception the CLI renders."""
+    return RemoteError(kind=reply.kind, message=reply.message, hint=reply.hint, exit_code=reply.exit_code,
+                       details=reply.details)
 
 
 class DaemonClient:
-    def __init__(self, sock: socket, welcome: m.Welcome) -> None:
+    def __init__(self, sock, welcome: m.Welcome) -> None:
         self.sock = sock
         self.welcome = welcome
         self.decoder = FrameDecoder(max_frame=m.MAX_FRAME, type=Union[m.Welcome, m.ErrorReply])
@@ -87,7 +48,7 @@ class DaemonClient:
             message = self.decoder.next_frame()
             if message is not None:
                 if isinstance(message, m.ErrorReply):
-                    raise RemoteError(message)
+                    raise remote_error(message)
                 return message
             data = self.sock.recv(1 << 20)
             if not data:
@@ -142,103 +103,28 @@ class DaemonClient:
                 return
 
 
-def _connect_socket(path: str, timeout: float) -> socket:
-    """A socket connected to ``path``, retrying a full listen queue until ``timeout``.
-    Raises DaemonBusy when it stays full, OSError when nothing listens."""
-    deadline = time.monotonic() + timeout
-    delay = 0.005
-    while True:
-        sock = socket(AF_UNIX, SOCK_STREAM)
-        try:
-            sock.settimeout(timeout)
-            sock.connect(path)
-            return sock
-        except BlockingIOError:  # EAGAIN: the listen queue is full — busy, not absent
-            sock.close()
-            if time.monotonic() + delay > deadline:
-                raise DaemonBusy(f"the abcd daemon on {path} is too busy to take a connection (its "
-                                 f"listen queue stayed full for {timeout:g}s)",
-                                 hint="it is working through a burst; run the command again in a "
-                                      "moment") from None
-            time.sleep(delay)
-            delay = min(delay * 2, 0.1)
-        except BaseException:
-            sock.close()
-            raise
-
-
-def same_store(theirs: str, ours) -> bool:
-    """True when the daemon's store ``theirs`` is the directory ``ours`` (a daemon that
-    does not name its store cannot be told apart, and is taken at its word)."""
-    if not theirs:
-        return True
-    try:
-        return os.path.samefile(theirs, ours)
-    except OSError:
-        return os.path.realpath(theirs) == os.path.realpath(ours)
-
-
 def connect(path: str | None = None, *, timeout: float = CONNECT_TIMEOUT_S,
             expect_home=None) -> DaemonClient:
     """Connect and handshake. Raises DaemonUnavailable when no daemon answers, DaemonBusy
     when one is there but cannot take the connection, and — given ``expect_home`` —
     StoreMismatch when the daemon serves another store."""
-    path = path or socket_path()
-    try:
-        sock = _connect_socket(path, timeout)
-    except OSError as exc:
-        raise DaemonUnavailable(f"no abcd daemon answered on {path} ({exc})",
-                                hint="start it with `abcd daemon start`") from None
-    try:
+    def greet(sock):
         sock.sendall(encode_frame(m.Hello(protocol=m.PROTOCOL_VERSION, client="abcd-cli")))
         client = DaemonClient(sock, welcome=None)  # type: ignore[arg-type]
         welcome = client._receive()
         if not isinstance(welcome, m.Welcome):
             raise ProtocolError("the daemon did not answer the handshake")
         client.welcome = welcome
-        sock.settimeout(REPLY_TIMEOUT_S)
-    except RemoteError:
-        sock.close()
-        raise
-    except (OSError, ProtocolError) as exc:
-        sock.close()
-        raise DaemonUnavailable(f"no abcd daemon answered on {path} ({exc})",
-                                hint="start it with `abcd daemon start`") from None
-    if expect_home is not None and not same_store(welcome.home, expect_home):
-        sock.close()
-        raise StoreMismatch(
-            f"the abcd daemon on {path} (pid {welcome.pid}) serves the store {welcome.home}, not "
-            f"this ABCD_HOME ({_shown(expect_home)})",
-            hint="use the same ABCD_HOME as that daemon, or give this store its own daemon on "
-                 "its own socket (ABCD_SOCKET)")
-    return client
+        return client, welcome.pid, welcome.home
 
-
-def _shown(home) -> str:
-    """The home as the CLI names it (``Home(...).root``: a ``pathlib.Path``, imported
-    only here — a served verb never needs it, and it costs a start-up ~5 ms)."""
-    from pathlib import Path
-
-    return os.fspath(Path(home))
+    return handshaken(path, timeout, expect_home, greet)
 
 
 def daemon() -> DaemonClient | None:
     """A connected client of this store's daemon, or None when the CLI should work
-    in-process (none answers, or the one that answers serves another store — said on
-    stderr). Raises DaemonBusy when this store's daemon cannot take a connection."""
-    if os.environ.get("ABCD_LOCAL", "") == "1":
-        return _absent()
-    home = abcd_home()  # the string Home.from_env() is made of: same_store reads either
-    try:
-        return connect(expect_home=home)
-    except DaemonUnavailable:
-        return _absent()
-    except StoreMismatch as exc:
-        _absent()  # the fast path leaves the note to the typer path
-        from .output import note
-
-        note(f"abcd: {exc}; working in-process on {_shown(home)} instead")
-        return None
+    in-process (:func:`.dial.reach`). Raises DaemonBusy when this store's daemon cannot
+    take a connection."""
+    return reach(connect)
 
 
 def running(home):
@@ -248,7 +134,7 @@ def running(home):
     try:
         return connect(timeout=2.0, expect_home=home.root)
     except DaemonUnavailable:
-        return _absent()
+        return absent()
 
 
 def ask(request, *, stream: bool = False):

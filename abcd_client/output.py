@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, NoReturn
+TYPE_CHECKING = False  # typing itself is a served verb's millisecond
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 from abcd_daemon.errors import AbcdError
 from abcd_daemon.sizes import human_bytes
 from abcd_daemon.termsafe import clean_line, sanitize_block
 
-__all__ = ["emit_json", "fail", "fold_home", "fold_paths", "human_bytes", "note", "say"]
+__all__ = ["emit_decoded", "emit_json", "fail", "fold_home", "fold_paths", "human_bytes", "note", "say"]
 
 
 def fold_home(text: str) -> str:
@@ -65,6 +67,15 @@ def emit_json(value: Any) -> None:
     sys.stdout.flush()
 
 
+def emit_decoded(value: Any) -> None:
+    """:func:`emit_json` for a value :func:`abcd_client.json_text.loads` decoded (its
+    numbers as the daemon's msgspec wrote them): the same bytes, without msgspec."""
+    from .json_text import dumps
+
+    sys.stdout.write(dumps(fold_paths(value)) + "\n")
+    sys.stdout.flush()
+
+
 def say(line: str = "") -> None:
     """Print one line of prose on stdout (home-folded, terminal-safe)."""
     sys.stdout.write(sanitize_block(fold_home(line)) + "\n")
@@ -86,7 +97,7 @@ def fail(err: AbcdError, *, as_json: bool = False) -> NoReturn:
                  "kind": getattr(err, "kind", "") or type(err).__name__}
         if details:
             error["details"] = details
-        emit_json({"error": error})
+        emit_decoded({"error": error})  # strings only: the same bytes as emit_json, no msgspec
     note(f"abcd: {message}")
     for line in details:
         note(f"abcd:   {line}")

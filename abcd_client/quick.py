@@ -15,13 +15,14 @@ values, and that :data:`VERBS` names exactly the options typer declares.
 
 :func:`run` calls the verb's body — the one function its typer command calls too (keyword
 arguments with typer's defaults, exiting through :func:`abcd_client.output.fail` or
-``SystemExit``) — in served-only mode (:func:`abcd_client.connect.served_only`): when no
+``SystemExit``) — in served-only mode (:func:`abcd_client.dial.served_only`): when no
 daemon answers (none running, ``ABCD_LOCAL=1``, a daemon of another store) the body
-raises :class:`~abcd_client.connect.NoDaemon` before it prints anything, and the command
+raises :class:`~abcd_client.dial.NoDaemon` before it prints anything, and the command
 line goes to typer, which runs the same body from the start and works in-process. So the
 fast path never imports typer, rich or the in-process core, and a verb prints and exits
-the same either way (a daemon's refusal included: the same body renders it). It imports
-msgspec without typing_extensions (:func:`_import_msgspec_lean`).
+the same either way (a daemon's refusal included: the same body renders it). A verb of
+:data:`JSON_VERBS` imports no msgspec; any other imports it without typing_extensions
+(:func:`_import_msgspec_lean`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ VERBS = {
         "--json": ("as_json", FLAG)}, ("--all", "--all-repos", "--since", "--format")),
     ("daemon", "status"): ("daemon", "status", (), {"--json": ("as_json", FLAG)}, ()),
 }
+
+
+#: the verbs whose served path speaks the wire's JSON form (:mod:`abcd_client.json_client`)
+#: and imports no msgspec at all
+JSON_VERBS = frozenset({("search",)})
 
 
 def _value(kind, value: str):
@@ -136,19 +142,20 @@ def run(argv: list[str]) -> bool:
         return False
     import sys
 
-    _import_msgspec_lean()
-    from . import connect
+    if parsed[0] not in JSON_VERBS:
+        _import_msgspec_lean()
+    from . import dial
 
     path, values = parsed
     module, function, _positionals, _options, _typer_only = VERBS[path]
     # __import__, not importlib.import_module: importing importlib (and the warnings
     # it loads) is a millisecond of every served verb's start-up
     body = getattr(__import__(f"{__package__}.commands.{module}", fromlist=[function]), function)
-    connect.served_only(True)
+    dial.served_only(True)
     try:
         body(**values)
         sys.stdout.flush()
-    except connect.NoDaemon:
+    except dial.NoDaemon:
         return False
     except BrokenPipeError:
         import os
@@ -159,5 +166,5 @@ def run(argv: list[str]) -> bool:
         sys.stderr.write("\nAborted!\n")
         raise SystemExit(1) from None
     finally:
-        connect.served_only(False)
+        dial.served_only(False)
     return True

@@ -32,7 +32,7 @@ def _served_items(client, request):
     daemon's stream."""
     from abcd_daemon.wire import messages as m
 
-    from .connect import RemoteError
+    from .connect import remote_error
 
     head = client.request(request)
 
@@ -40,7 +40,7 @@ def _served_items(client, request):
         stream = client.until(m.BatchDone)
         for message in stream:
             if isinstance(message, m.SessionFailed):
-                yield message.session, RemoteError(message.error)
+                yield message.session, remote_error(message.error)
             elif isinstance(message, m.SessionReconstructed):
                 parts = []
                 for part in stream:

@@ -51,5 +51,14 @@ def lane(cwd: str | None = None):
     return Lane(home(), lane_root(cwd or os.getcwd()))
 
 
+def lane_key(cwd: str | None = None) -> str:
+    """``lane(cwd).root_sha`` without building the Lane (nor importing the store and
+    pathlib): all a verb that names its repository to the daemon needs."""
+    from abcd_daemon.ids import check_root_sha
+    from abcd_daemon.locate.root_cache import lane_root
+
+    return check_root_sha(lane_root(cwd or os.getcwd()))
+
+
 def now_ns() -> int:
     return time.time_ns()

@@ -56,7 +56,7 @@ def index_roots(all_repos: bool, *, as_json: bool) -> tuple[str, ...]:
     if all_repos:
         return ()
     try:
-        return (runtime.lane().root_sha,)
+        return (runtime.lane_key(),)
     except AbcdError as err:
         output.fail(err, as_json=as_json)
 
@@ -101,35 +101,43 @@ def synced_index(roots: tuple[str, ...], answer, *, as_json: bool):
 def search(query: str, *, all_repos: bool = False, session: str = "", agent_type: str = "", role: str = "",
            tool: str = "", since: str = "", until: str = "", limit: int = 20, as_json: bool = False) -> None:
     """``abcd search``: print the best-ranked turns matching ``query`` (the typer command
-    and :mod:`abcd_client.quick` both call this)."""
-    from abcd_daemon.index.values import ROLES
-    from abcd_daemon.wire.messages import SearchRequest
+    and :mod:`abcd_client.quick` both call this).
 
-    if role and role not in ROLES:
-        output.fail(InputError(f"--role must be one of {', '.join(ROLES)}, not {role!r}"), as_json=as_json)
+    Served, it speaks the wire's JSON form (:mod:`abcd_client.json_client`) and imports
+    no msgspec; in-process, the hits are put through the same JSON, so both print from
+    one form, byte for byte the same. The daemon and the in-process core check the
+    query and the filters (``--role`` included) with the same words."""
     since_ns, until_ns = time_window(since, until, as_json=as_json)
     roots = index_roots(all_repos, as_json=as_json)
-    req = SearchRequest(query=query, roots=list(roots), session=session, agent_type=agent_type, role=role,
-                        tool=tool, since_ns=since_ns, until_ns=until_ns, limit=limit)
-    reply = served(req, as_json=as_json)
+    # the fields of SearchRequest (abcd_daemon/wire/messages.py); Filters has the same
+    fields = dict(roots=list(roots), session=session, agent_type=agent_type, role=role, tool=tool,
+                  since_ns=since_ns, until_ns=until_ns, limit=limit)
+    from .. import json_client, json_text
+
+    try:
+        reply = json_client.ask("search", {"query": query, **fields})
+    except AbcdError as err:
+        output.fail(err, as_json=as_json)
     if reply is not None:
-        hits = reply.hits
+        hits = reply["hits"]
     else:
+        import msgspec
+
         from abcd_daemon.index.query import Filters, search as search_index
 
-        f = Filters(roots=roots, session=session, agent_type=agent_type, role=role, tool=tool,
-                    since_ns=since_ns, until_ns=until_ns, limit=limit)
-        hits = synced_index(roots, lambda conn, _roots: search_index(conn, query, f), as_json=as_json)
+        f = Filters(**{**fields, "roots": roots})
+        found = synced_index(roots, lambda conn, _roots: search_index(conn, query, f), as_json=as_json)
+        hits = json_text.loads(msgspec.json.encode(found))
     if as_json:
-        output.emit_json({"query": query, "hits": [h.as_json() for h in hits]})
+        output.emit_decoded({"query": query, "hits": hits})
         return
     if not hits:
         output.say(f"abcd search: nothing matches {query!r}")
         return
     for h in hits:
-        thread = "main" if h.thread == "main" else f"agent {h.thread[:12]} ({h.agent_type or 'type unknown'})"
-        output.say(f"{h.session_id[:8]}  {h.when or '—'}  {thread}  turn {h.turn} [{h.role}]")
-        output.say(f"    {h.snippet}")
+        thread = "main" if h["thread"] == "main" else f"agent {h['thread'][:12]} ({h['agent_type'] or 'type unknown'})"
+        output.say(f"{h['session_id'][:8]}  {h['when'] or '—'}  {thread}  turn {h['turn']} [{h['role']}]")
+        output.say(f"    {h['snippet']}")
 
 
 def register(app, history, daemon) -> None:

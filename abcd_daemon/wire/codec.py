@@ -10,29 +10,26 @@ saying what is wrong with it (an unknown op, a mistyped field) and the decoder s
 usable: the frame's length kept the stream in step. The decoder never holds more than
 ``max_frame + 4`` bytes plus one ``feed`` call's worth.
 
-Two payload formats share the framing. A payload whose first byte is ``{`` is a JSON
-object; any other is msgpack. The rule is unambiguous: ``{`` (0x7b) opens a msgpack
-payload only as the bare integer 123, which no message is. The JSON form is the same
-tagged Structs (bytes as base64), for a client with no msgpack library — a script in
-any language, or a start-up-bound one that loads only a stdlib JSON parser.
+Two payload formats share the framing (:mod:`.framing` states how they are told
+apart). The JSON form is the same tagged Structs (bytes as base64), for a client with
+no msgpack library — a script in any language, or a start-up-bound one that loads only
+a stdlib JSON parser (:mod:`abcd_client.json_client`).
 :attr:`FrameDecoder.last_json` says which format the last decoded frame used; the
 server answers a connection in the format its Hello came in.
 """
 
 from __future__ import annotations
 
-import struct
 from typing import Any
 
 import msgspec
 
 from ..errors import UNDECODABLE, BadMessage, ProtocolError
-from .messages import MAX_FRAME, Message, REQUEST_OPS
+from .framing import LENGTH as _LEN, MAX_FRAME, is_json
+from .messages import Message, REQUEST_OPS
 
-_LEN = struct.Struct(">I")
 _ENCODER = msgspec.msgpack.Encoder()
 _JSON_ENCODER = msgspec.json.Encoder()
-_JSON_OPEN = 0x7B  # "{"
 _KNOWN_OPS = frozenset(t.__struct_config__.tag for t in Message.__args__)
 
 
@@ -102,7 +99,7 @@ class FrameDecoder:
         payload = bytes(self._buf[4:end])
         del self._buf[:end]
         self._need = None
-        self.last_json = as_json = payload[:1] == bytes((_JSON_OPEN,))
+        self.last_json = as_json = is_json(payload)
         if as_json and self._json_decoder is None:
             self._json_decoder = msgspec.json.Decoder(self._type)
         try:
@@ -116,7 +113,7 @@ def explain(payload: bytes, exc: Exception) -> BadMessage:
     bounded; never the rest of its content)."""
     hint = (f"this daemon answers the ops {', '.join(REQUEST_OPS)}; a client and a daemon "
             "of different versions disagree — `abcd daemon stop`, then `abcd daemon start`")
-    as_json = payload[:1] == bytes((_JSON_OPEN,))
+    as_json = is_json(payload)
     try:
         raw = (msgspec.json if as_json else msgspec.msgpack).decode(payload)
     except RecursionError:

@@ -23,10 +23,7 @@ from ..status import DaemonStatus, MissingReport
 from ..store.record import Record
 from ..store.session_ref import SessionRef
 
-PROTOCOL_VERSION = 1
-#: No frame in either direction is larger; bodies stream in CHUNK-sized pieces.
-MAX_FRAME = 4 << 20
-CHUNK = 1 << 20
+from .framing import CHUNK, MAX_FRAME, PROTOCOL_VERSION  # noqa: F401  (the frame rules, stated once)
 
 
 class _Msg(msgspec.Struct, tag_field="op", kw_only=True, omit_defaults=True):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from abcd_daemon.config import Config
 from abcd_daemon.paths import Home
 from abcd_daemon.queue.stage import stage
@@ -33,6 +35,11 @@ def test_a_cli_of_another_store_says_so_and_works_in_process_on_its_own(tmp_path
         assert (f"serves the store {os.path.realpath(env['ABCD_HOME'])}, not this ABCD_HOME "
                 f"({mine}); working in-process on {mine} instead") in err
         assert [e["session_id"] for e in json.loads(out)["staged"]] == ["mine-only"]
+        # the JSON client (a served search) keeps to the same rule
+        code, out, err = cli("search", "anything", "--json", cwd=repo, env=dict(env, ABCD_HOME=mine))
+        assert code == 0, err
+        assert "not this ABCD_HOME" in err and f"working in-process on {mine} instead" in err
+        assert json.loads(out) == {"query": "anything", "hits": []}
     finally:
         assert daemon.stop() == 0
 
@@ -64,13 +71,14 @@ def test_a_busy_daemon_is_reported_busy_not_absent(tmp_path, cli):
             s.close()
 
 
-def test_a_read_verb_against_a_busy_daemon_refuses_rather_than_guessing(tmp_path, cli):
+@pytest.mark.parametrize("verb", [["history", "list"], ["search", "anything"], ["search", "x", "--json"]])
+def test_a_read_verb_against_a_busy_daemon_refuses_rather_than_guessing(verb, tmp_path, cli):
     env = env_for(tmp_path)
     repo = tmp_path / "repo"
     make_repo(repo)
     held = wedged_listener(env)
     try:
-        code, _, err = cli("history", "list", cwd=repo, env=env)
+        code, _, err = cli(*verb, cwd=repo, env=env)
         assert code == 1 and "too busy to take a connection" in err
         assert "run the command again in a moment" in err
     finally:

@@ -23,7 +23,8 @@ from .test_batch_reconstruct import store_session
 SESSION = "11aa22bb-0001-4000-8000-000000000001"
 
 #: Runs a command line the way ``abcd`` does (``via`` "cli": fast path first) or through
-#: typer alone ("typer"); reports whether typer was loaded, on the last line of stderr.
+#: typer alone ("typer"); reports whether typer and msgspec were loaded, on the last line
+#: of stderr.
 _RUN = """
 import json, sys
 via, args = sys.argv[1], json.loads(sys.argv[2])
@@ -38,7 +39,7 @@ try:
 except SystemExit as exc:
     code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
 sys.stdout.flush()
-sys.stderr.write(json.dumps({"code": code, "typer": "typer" in sys.modules}))
+sys.stderr.write(json.dumps({"code": code, "typer": "typer" in sys.modules, "msgspec": "msgspec" in sys.modules}))
 """
 
 #: What differs between two runs of the same verb: the clock (a stamp, the uptime).
@@ -47,11 +48,13 @@ _CLOCK = [(re.compile(rb'"(\w+_at)": "\d{4}-[^"]*"'), rb'"\1": "T"'),
           (re.compile(rb"up [0-9]+s\)"), b"up 0s)")]
 
 
-def _run(via: str, args: list[str], env: dict, cwd) -> tuple[int, bytes, bytes, bool]:
+def _run(via: str, args: list[str], env: dict, cwd, loaded: list | None = None) -> tuple[int, bytes, bytes, bool]:
     res = subprocess.run([sys.executable, "-c", _RUN, via, json.dumps(args)], env=env, cwd=cwd,
                          capture_output=True, timeout=120)
     err, _, last = res.stderr.rpartition(b"\n") if b"\n" in res.stderr else (b"", b"", res.stderr)
     result = json.loads(last)
+    if loaded is not None:
+        loaded.append(result["msgspec"])
     out = res.stdout
     for pattern, fixed in _CLOCK:
         out = pattern.sub(fixed, out)
@@ -98,7 +101,8 @@ VERB_LINES = [
     ["daemon", "status"], ["daemon", "status", "--json"],
     ["history", "reconstruct", SESSION, "--out", "-"],
     ["history", "reconstruct", SESSION[:8], "--out", "-", "--json", "--mode", "spine"],
-    ["search", "helping", "--json"],
+    ["search", "helping", "--json"], ["search", "helping"], ["search", '"to help"', "--all-repos"],
+    ["search", "help*", "--role", "assistant", "--json"], ["search", "zzzznothing"],
 ]
 #: refusals: the daemon's (an unknown record or session) and the verb's own (bad input)
 REFUSALS = [
@@ -106,6 +110,8 @@ REFUSALS = [
     ["history", "reconstruct", "99999999-dead", "--out", "-"],
     ["history", "reconstruct", SESSION, "--out", "-", "--mode", "sideways"],
     ["history", "reconstruct", SESSION, "--out", "no-such-dir"],
+    ["search", "helping", "--role", "bogus"], ["search", "helping", "--role", "bogus", "--json"],
+    ["search", "helping", "--since", "yesterday-ish"],
 ]
 
 
@@ -154,3 +160,17 @@ def test_a_daemon_of_another_store_is_not_used_and_the_note_saying_so_is_printed
     assert fast[3] is True  # fell through: typer worked in-process on this store
     assert fast[:3] == through_typer[:3]
     assert fast[2].count(b"working in-process") == 1
+
+
+SEARCHES = [args for args in VERB_LINES + REFUSALS if args[0] == "search"]
+
+
+@pytest.mark.parametrize("args", SEARCHES)
+def test_a_served_search_imports_no_msgspec_and_prints_what_an_in_process_one_prints(args, served):
+    env, repo, _out = served
+    loaded: list = []
+    fast = _run("cli", args, env, repo, loaded)
+    in_process = _run("cli", args, dict(env, ABCD_LOCAL="1"), repo)
+    assert loaded == [False]  # served over the JSON wire: msgspec never imported
+    assert fast[:3] == in_process[:3]
+    assert fast[0] == 0 or (fast[0] == 2 and fast[2]), args

@@ -37,7 +37,6 @@ from abcd_daemon.paths import abcd_home, socket_path
 
 CONNECT_TIMEOUT_S = 2.0
 REPLY_TIMEOUT_S = 600.0
-HINT_START = "start it with `abcd daemon start`"
 
 
 class NoDaemon(Exception):
@@ -97,10 +96,14 @@ def open_socket(path: str | None = None, timeout: float = CONNECT_TIMEOUT_S) -> 
             delay = min(delay * 2, 0.1)
         except OSError as exc:
             sock.close()
-            raise DaemonUnavailable(f"no abcd daemon answered on {path} ({exc})", hint=HINT_START) from None
+            raise _unanswered(path, exc) from None
         except BaseException:
             sock.close()
             raise
+
+
+def _unanswered(path: str, exc: Exception) -> DaemonUnavailable:
+    return DaemonUnavailable(f"no abcd daemon answered on {path} ({exc})", hint="start it with `abcd daemon start`")
 
 
 def handshaken(path: str | None, timeout: float, expect_home, greet: "Callable[[socket], tuple[C, int, str]]") -> "C":
@@ -120,7 +123,7 @@ def handshaken(path: str | None, timeout: float, expect_home, greet: "Callable[[
         raise
     except (OSError, ProtocolError) as exc:
         sock.close()
-        raise DaemonUnavailable(f"no abcd daemon answered on {path} ({exc})", hint=HINT_START) from None
+        raise _unanswered(path, exc) from None
     except BaseException:
         sock.close()
         raise

@@ -135,7 +135,8 @@ def search(query: str, *, all_repos: bool = False, session: str = "", agent_type
         output.say(f"abcd search: nothing matches {query!r}")
         return
     for h in hits:
-        thread = "main" if h["thread"] == "main" else f"agent {h['thread'][:12]} ({h['agent_type'] or 'type unknown'})"
+        agent = f"agent {h['thread'][:12]} ({h['agent_type'] or 'type unknown'})"
+        thread = "main" if h["thread"] == "main" else agent
         output.say(f"{h['session_id'][:8]}  {h['when'] or '—'}  {thread}  turn {h['turn']} [{h['role']}]")
         output.say(f"    {h['snippet']}")
 

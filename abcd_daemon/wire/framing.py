@@ -23,8 +23,6 @@ MAX_FRAME = 4 << 20
 CHUNK = 1 << 20
 #: The length prefix.
 LENGTH = struct.Struct(">I")
-#: The first byte of a JSON payload.
-JSON_OPEN = 0x7B
 
 
 def is_json(payload: bytes) -> bool:

@@ -26,8 +26,6 @@ from .dial import CONNECT_TIMEOUT_S, RemoteError, handshaken, reach
 
 #: the ops this client sends → the op of the reply that answers each
 ANSWER_OPS = {"hello": "welcome", "search": "search-reply"}
-#: an ErrorReply's fields, as RemoteError takes them
-_ERROR_FIELDS = ("kind", "message", "hint", "exit_code", "details")
 
 
 class JsonClient:
@@ -57,7 +55,7 @@ class JsonClient:
         self.sock.sendall(LENGTH.pack(len(payload)) + payload)
         reply = self._receive()
         if reply.get("op") == "error":
-            raise RemoteError(**{k: reply[k] for k in _ERROR_FIELDS if k in reply})
+            raise _refusal(reply)
         if reply.get("op") != ANSWER_OPS[op]:
             raise ProtocolError(f"expected {ANSWER_OPS[op]!r} in answer to {op!r}, got {reply.get('op')!r}")
         return reply
@@ -83,9 +81,25 @@ class JsonClient:
             message = json_text.loads(payload)
         except ValueError:
             raise ProtocolError("the daemon sent a frame that is not JSON") from None
+        except RecursionError:
+            raise ProtocolError("the daemon sent a frame nested deeper than any message") from None
         if not isinstance(message, dict):
             raise ProtocolError("the daemon sent a frame that is not a message")
         return message
+
+
+def _refusal(reply: dict) -> RemoteError:
+    """An ErrorReply's fields as RemoteError takes them; a field missing or of the wrong
+    type (a daemon of another version, or not a daemon) reads as its default."""
+    def text(key: str, default: str = "") -> str:
+        value = reply.get(key)
+        return value if isinstance(value, str) else default
+
+    code = reply.get("exit_code")
+    details = reply.get("details")
+    return RemoteError(kind=text("kind", "RemoteError"), message=text("message", "the daemon refused, saying no more"),
+                       hint=text("hint"), exit_code=code if type(code) is int and 0 < code < 256 else 1,
+                       details=[d for d in details if isinstance(d, str)] if isinstance(details, list) else ())
 
 
 def connect(path: str | None = None, *, timeout: float = CONNECT_TIMEOUT_S, expect_home=None) -> JsonClient:

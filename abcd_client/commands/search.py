@@ -107,6 +107,13 @@ def search(query: str, *, all_repos: bool = False, session: str = "", agent_type
     no msgspec; in-process, the hits are put through the same JSON, so both print from
     one form, byte for byte the same. The daemon and the in-process core check the
     query and the filters (``--role`` included) with the same words."""
+    for name, value in (("query", query), ("--session", session), ("--agent-type", agent_type), ("--tool", tool)):
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:  # a byte of the command line that is not UTF-8
+                output.fail(InputError(f"the {name} is not UTF-8 text (the command line held a byte that "
+                                       "is not)", hint="type it again in a UTF-8 terminal"), as_json=as_json)
     since_ns, until_ns = time_window(since, until, as_json=as_json)
     roots = index_roots(all_repos, as_json=as_json)
     # the fields of SearchRequest (abcd_daemon/wire/messages.py); Filters has the same

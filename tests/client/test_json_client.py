@@ -13,7 +13,7 @@ import threading
 import msgspec
 import pytest
 
-from abcd_client import json_client
+from abcd_client import json_client, json_text
 from abcd_client.dial import RemoteError
 from abcd_daemon.errors import DaemonUnavailable, ProtocolError
 from abcd_daemon.wire import framing, messages as m
@@ -28,7 +28,11 @@ def test_every_op_the_json_client_names_is_the_wire_s_with_the_reply_that_answer
             assert answer == m.Welcome.__struct_config__.tag
         else:
             assert answer in {t.__struct_config__.tag for t in m.ANSWERS[request]}
-    assert set(json_client._ERROR_FIELDS) == set(m.ErrorReply.__struct_fields__)
+    # an ErrorReply's every field reaches the RemoteError the CLI renders
+    reply = m.ErrorReply(kind="AmbiguousId", message="two match", hint="more of the id", exit_code=2, details=["a"])
+    err = json_client._refusal(json_text.loads(msgspec.json.encode(reply)))
+    assert (err.kind, err.message, err.hint, err.exit_code, err.details) == ("AmbiguousId", "two match",
+                                                                            "more of the id", 2, ("a",))
 
 
 def test_the_search_verb_sends_exactly_the_fields_of_search_request(monkeypatch, tmp_path):
@@ -122,6 +126,7 @@ def test_the_hello_is_the_wire_s_hello_and_a_welcome_opens_the_connection(fake):
     (_frame(b"[1, 2]"), "in another format"),  # a JSON payload opens with "{": this is not one
     (_frame(b'{"op": "status-reply"}'), "expected 'welcome'"),
     (b"\x00\x00", "closed the connection"),
+    (_frame(b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"), "nested deeper"),
 ])
 def test_a_handshake_answered_wrongly_is_no_daemon_with_the_reason(fake, answer, says):
     path = fake(lambda daemon, conn, hello: conn.sendall(answer))
@@ -154,6 +159,22 @@ def test_a_refusal_is_raised_with_the_daemon_s_message_hint_details_and_exit_cod
     err = caught.value
     assert (err.kind, err.message, err.hint, err.exit_code, err.details) == (
         "AmbiguousId", "two sessions match", "give more of the id", 2, ("a1", "a2"))
+
+
+@pytest.mark.parametrize("reply", [{"op": "error"}, {"op": "error", "message": 7, "exit_code": "two", "details": "x"},
+                                   {"op": "error", "message": "no", "exit_code": 99999, "details": [1, "kept"]}])
+def test_a_malformed_refusal_is_still_a_refusal_with_defaults_never_a_traceback(fake, reply):
+    def script(daemon, conn, hello):
+        _welcome(daemon, conn)
+        daemon._read_frame(conn)
+        conn.sendall(_frame(json.dumps(reply).encode()))
+
+    with json_client.connect(fake(script)) as client:
+        with pytest.raises(RemoteError) as caught:
+            client.request("search", {"query": "x"})
+    err = caught.value
+    assert err.exit_code == 1 and isinstance(err.message, str) and err.message
+    assert err.details == (("kept",) if isinstance(reply.get("details"), list) else ())
 
 
 def test_a_request_over_the_frame_limit_is_refused_before_it_is_sent(fake):

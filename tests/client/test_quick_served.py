@@ -112,6 +112,7 @@ REFUSALS = [
     ["history", "reconstruct", SESSION, "--out", "no-such-dir"],
     ["search", "helping", "--role", "bogus"], ["search", "helping", "--role", "bogus", "--json"],
     ["search", "helping", "--since", "yesterday-ish"],
+    ["search", "caf\udce9"], ["search", "helping", "--tool", "B\udcff", "--json"],  # bytes not UTF-8
 ]
 
 

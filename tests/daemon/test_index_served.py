@@ -211,3 +211,38 @@ def test_a_transcript_the_daemon_drains_is_indexed_and_the_record_it_supersedes_
                  what="the longer record indexed, the one it superseded dropped")
     finally:
         assert daemon.stop() == 0
+
+
+def test_a_session_the_hook_hands_over_is_found_by_a_served_search_as_in_process(tmp_path):
+    """The whole path: hook shim → spool → daemon → redaction → record → index → ``abcd
+    search`` answered by the daemon (the CLI's JSON client), the same document in-process."""
+    from .procs import run_shim
+
+    env = env_for(tmp_path)
+    repo = tmp_path / "repo"
+    sha = make_repo(repo)
+    lane = Lane(Home(env["ABCD_HOME"]), sha)
+    transcript = tmp_path / "projects" / "-repo" / "hooked.jsonl"
+    transcript.parent.mkdir(parents=True)
+    token = "ghp_" + "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF2hJ"
+    lines = [{"type": "user", "uuid": "u1", "sessionId": "hooked", "timestamp": "2026-12-03T08:00:00Z",
+              "message": {"role": "user", "content": f"find the quokkazebra, token {token}"}},
+             {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "hooked",
+              "timestamp": "2026-12-03T08:00:05Z",
+              "message": {"role": "assistant", "content": [{"type": "text", "text": "The quokkazebra is here."}]}}]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    daemon = DaemonProc(env, tmp_path / "d.log").wait_ready()
+    try:
+        payload = {"session_id": "hooked", "cwd": str(repo), "hook_event_name": "SessionEnd",
+                   "transcript_path": str(transcript), "reason": "exit"}
+        assert run_shim("session-end", payload, env).returncode == 0
+        wait_for(lambda: any(lane.records.glob("*.md")) if lane.records.exists() else False, 60, what="the record")
+        served = _doc(abcd(env, repo, "search", "quokkazebra", "--json"))
+        assert served == _doc(abcd(env, repo, "search", "quokkazebra", "--json", local=True))
+    finally:
+        assert daemon.stop() == 0
+    hits = served["hits"]
+    assert {(h["session_id"], h["role"], h["thread"]) for h in hits} == {("hooked", "user", "main"),
+                                                                          ("hooked", "assistant", "main")}
+    assert all("[quokkazebra]" in h["snippet"] for h in hits)  # the match highlighted
+    assert token[4:] not in json.dumps(served)  # only redacted text is indexed

@@ -15,6 +15,8 @@ Rules:
   "work in-process" above raises :class:`NoDaemon` instead — before anything is
   printed — and the fast path hands the command line to typer, which runs the same
   verb from the start.
+- A socket whose listener runs as another uid is refused (:class:`StorePathError`),
+  before a byte is sent: it is not this user's daemon.
 - A daemon's refusal is raised as :class:`RemoteError` with its message, hint, details,
   kind and exit code, so the CLI renders it exactly as an in-process one.
 """
@@ -32,8 +34,9 @@ if TYPE_CHECKING:
 
     C = TypeVar("C")
 
-from abcd_daemon.errors import AbcdError, DaemonBusy, DaemonUnavailable, ProtocolError, StoreMismatch
+from abcd_daemon.errors import AbcdError, DaemonBusy, DaemonUnavailable, ProtocolError, StoreMismatch, StorePathError
 from abcd_daemon.paths import abcd_home, socket_path
+from abcd_daemon.peer import peer_uid
 
 CONNECT_TIMEOUT_S = 2.0
 REPLY_TIMEOUT_S = 600.0
@@ -84,6 +87,7 @@ def open_socket(path: str | None = None, timeout: float = CONNECT_TIMEOUT_S) -> 
         try:
             sock.settimeout(timeout)
             sock.connect(path)
+            _ours(sock, path)
             return sock, path
         except BlockingIOError:  # EAGAIN: the listen queue is full — busy, not absent
             sock.close()
@@ -100,6 +104,16 @@ def open_socket(path: str | None = None, timeout: float = CONNECT_TIMEOUT_S) -> 
         except BaseException:
             sock.close()
             raise
+
+
+def _ours(sock, path: str) -> None:
+    """Refuse a socket whose listener runs as another uid: it is not this user's daemon,
+    and a query, a session id or a store path must not reach it."""
+    uid, me = peer_uid(sock), os.getuid()
+    if uid is not None and uid != me:
+        raise StorePathError(f"the socket {path} is served by uid {uid}, not by you (uid {me}); refused: "
+                             "abcd talks only to your own daemon",
+                             hint="stop whatever listens there, or set ABCD_SOCKET to a socket of your own")
 
 
 def _unanswered(path: str, exc: Exception) -> DaemonUnavailable:

@@ -31,7 +31,7 @@ from .. import __version__
 from ..errors import BadMessage, ProtocolError
 from ..wire import messages as m
 from ..wire.codec import FrameDecoder, encode_frame
-from .instance import peer_uid
+from ..peer import peer_uid
 from .replies import answer
 
 log = logging.getLogger("abcd.daemon")

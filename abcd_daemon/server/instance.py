@@ -162,23 +162,3 @@ def inherited_socket(env=None) -> socket.socket | None:
     for name in ("LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"):
         os.environ.pop(name, None)
     return sock
-
-
-def peer_uid(sock: socket.socket) -> int | None:
-    """The connecting process's uid (SO_PEERCRED on Linux, getpeereid elsewhere)."""
-    if hasattr(socket, "SO_PEERCRED"):
-        import struct
-
-        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-        return struct.unpack("3i", creds)[1]
-    try:
-        import ctypes
-        import ctypes.util
-
-        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-        uid, gid = ctypes.c_uint32(), ctypes.c_uint32()
-        if libc.getpeereid(sock.fileno(), ctypes.byref(uid), ctypes.byref(gid)) == 0:
-            return uid.value
-    except (OSError, AttributeError):
-        pass
-    return None

@@ -84,3 +84,50 @@ def test_a_read_verb_against_a_busy_daemon_refuses_rather_than_guessing(verb, tm
     finally:
         for s in held:
             s.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="switching to another uid needs root")
+@pytest.mark.parametrize("verb", [["search", "private words", "--all-repos"], ["search", "x", "--json"],
+                                  ["history", "list"], ["daemon", "status"]])
+def test_a_socket_served_by_another_uid_is_refused_before_a_byte_is_sent(verb, tmp_path, cli):
+    """A listener of another user at ABCD_SOCKET (a squatted /tmp path) is not this
+    user's daemon: the CLI refuses it, for the JSON and the msgpack client alike, and
+    sends it nothing — neither a query nor a Hello."""
+    import pwd
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    try:
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("no 'nobody' user on this machine")
+    public = tempfile.mkdtemp(prefix="abcd-squat-test-")
+    os.chmod(public, 0o777)
+    sock = os.path.join(public, "daemon.sock")
+    listener = (
+        "import socket,sys,os\n"
+        "s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o666); s.listen(4)\n"
+        "print('ready', flush=True)\n"
+        "c,_=s.accept(); c.settimeout(3)\n"
+        "try:\n    data=c.recv(100)\nexcept OSError:\n    data=b''\n"
+        "print(len(data), flush=True)\n"
+    )
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    squatter = subprocess.Popen([python, "-I", "-c", listener, sock], stdout=subprocess.PIPE,
+                                user=nobody.pw_uid, group=nobody.pw_gid, env={}, cwd="/")
+    try:
+        assert squatter.stdout.readline().strip() == b"ready"
+        env = env_for(tmp_path, ABCD_SOCKET=sock)
+        repo = tmp_path / "repo"
+        make_repo(repo)
+        code, out, err = cli(*verb, cwd=repo, env=env)
+        assert code == 1, (out, err)
+        assert f"the socket {sock} is served by uid {nobody.pw_uid}, not by you" in err
+        assert "Traceback" not in err and "private words" not in out
+        assert squatter.communicate(timeout=10)[0].strip() == b"0"  # it received nothing
+    finally:
+        squatter.kill()
+        squatter.wait()
+        shutil.rmtree(public, ignore_errors=True)

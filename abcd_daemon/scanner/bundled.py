@@ -194,12 +194,15 @@ BUNDLED_RULES: tuple[Rule, ...] = (
         # placeholder are left alone (check "password_value").
         name="password_assignment", kind="secret:password_assignment", severity=WARN,
         keywords=("password", "passwd"),
-        regex=r"""(?i:password|passwd)(?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?([^\s"'\\<>{}()\[\]$,;`]{6,128})""",
+        # (a value ends at ``&name=``, the next parameter of a query; a ``$`` inside it
+        # is part of it, ``super$ecret`` — one it starts with is a reference)
+        regex=r"""(?i:password|passwd)(?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?"""
+              r"""([^\s"'\\<>{}()\[\]$,;`&](?:[^\s"'\\<>{}()\[\],;`&]|&(?![A-Za-z_][A-Za-z0-9_.\-]{0,40}=)){5,127})""",
         # gated without its stars-only values (abcd's own mask, never a finding)
-        gate=r"""(?i:password|passwd)(?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?[^\s"'\\<>{}()\[\]$,;`]*[^\s"'\\<>{}()\[\]$,;`*]""",
+        gate=r"""(?i:password|passwd)(?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?[^\s"'\\<>{}()\[\],;`]*[^\s"'\\<>{}()\[\],;`*]""",
         group=1, boundary="", check="password_value", search="neighbourhood",
         positive=("password=hunter2!x", 'DB_PASSWORD: "s3cr3t-Pa55"', '{"cmd":"mysql --password=Tr0ub4dor&3"}',
-                  "PGPASSWORD=YfKlcxDMPYIyOZcN psql -h db"),
+                  "PGPASSWORD=YfKlcxDMPYIyOZcN psql -h db", 'password = "super$ecret9"'),
         negative=("password=password_input", "password: ${DB_PASSWORD}", "password = os.environ", '{"password": -10000}',
                   "password=********", "password = <your-password>", "password=getPasswordFromEnv"),
     ),

@@ -15,8 +15,10 @@ from collections.abc import Callable
 
 from . import network
 from .generic import SECRET_WORDS
+from .password_place import config_value, password_place, password_word
 from .shapes import bare_random, prefixed_body
-from .values import DIGIT, HARNESS_ID_PREFIXES, PUBLIC_PREFIXES, bad_checksum, is_placeholder, looks_secret, random_letters, random_shaped
+from .values import (DIGIT, HARNESS_ID_PREFIXES, PUBLIC_PREFIXES, bad_checksum, is_placeholder, looks_secret,
+                     not_a_password, random_letters, random_shaped)
 from .escapes import ALNUM, boundary_after, boundary_before
 
 _SEGMENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -91,7 +93,10 @@ def password_value(buf, m, ctx) -> bool:
         return False  # a placeholder, or a mask like ******** / xxxxxxxx
     if _IDENT.fullmatch(value) and not DIGIT.search(value) and not random_letters(value):
         return False  # an identifier or attribute: password=password_input, os.environ
+    if not_a_password(value):
+        return False  # a path, an ARN, a CSS id, an environment variable's expansion
     return True
+
 
 
 def url_password(buf, m, ctx) -> bool:
@@ -211,17 +216,29 @@ def xml_secret(buf, m, ctx) -> bool:
 _IDENT_BEFORE = re.compile(rb"[A-Za-z0-9_.\-]{1,64}$")
 
 
+_QUOTE_BYTES = (b'"', b"'", b"`")
+#: A setting (``sslmode=require``, ``charset=utf8``): a lower-case name, ``=``, a word.
+_PARAMETER = re.compile(rb"[a-z_][a-z0-9_]{2,}=[A-Za-z0-9_.\-]*")
+
+
 def prose_secret(buf, m, ctx) -> bool:
     """A sentence naming a secret (or a table row: ``auth token | v``, 16 bytes at
     least, so a pipe into ``sha256sum`` is not one): the value must also carry a digit or a symbol, and
     a word that ends an identifier (``public_key = …``, ``key_id: …``) is judged by
     that identifier's name, as an assignment is."""
     value = m.group(1)
+    s = m.start()
+    password = buf[s : s + 4].lower() == b"pass"
+    if password and s and buf[s - 1 : s].isalnum():
+        return False  # ``mypassword sslmode=…``: the end of another word, no sentence
+    if _PARAMETER.fullmatch(value):
+        return False  # ``… password sslmode=require``: the next setting, not the password
+    if password and buf[m.start(1) - 1 : m.start(1)] in _QUOTE_BYTES and password_word(value):
+        return True  # the password is 'blooberry': a quoted word is the password itself
     if not (looks_secret(value) and re.search(rb"[0-9]|[^A-Za-z0-9]", value) is not None):
         return False
     if b"|" in buf[m.start() : m.start(1)] and len(value) < 16:
         return False  # a shell pipe (``echo $token | sha256sum``), not a table's cell
-    s = m.start()
     before = _IDENT_BEFORE.search(buf, max(0, s - 64), s)
     return before is None or not _names_no_secret(before.group() + buf[s : m.start(1)])
 
@@ -278,10 +295,13 @@ _NEXT_NAME = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[:=]|[a-z][a-z0-9]*(?:\.
 
 def not_public(buf, m, ctx) -> bool:
     """``secret_value``, unless the name says the value is public (a public key) or
-    is one of the names that hold ids rather than secrets (``"key"``, ``cache_key``)."""
-    if _names_no_secret(buf[m.start() : m.start(1)]) or _NEXT_NAME.fullmatch(m.group(1)):
+    is one of the names that hold ids rather than secrets (``"key"``, ``cache_key``);
+    a word passes the value gate where its place says it is a password
+    (``password_place``: a quoted literal, an environment line)."""
+    name = buf[m.start() : m.start(1)]
+    if _names_no_secret(name) or _NEXT_NAME.fullmatch(m.group(1)):
         return False
-    return looks_secret(m.group(1))
+    return looks_secret(m.group(1)) or password_place(name, m.group(1))
 
 
 @functools.lru_cache(maxsize=4096)  # pure; a transcript repeats its names
@@ -302,13 +322,20 @@ _ID_FLAG = re.compile(rb"(?i)--?(?:recv-keys?|keyserver|key-?server|key-?id|keyr
 
 def flag_value(buf, m, ctx) -> bool:
     """A command-line flag starts a word (``online-llm-tokenizer`` holds none) and is
-    not one whose value names a key rather than holding one (``--recv-keys ID``)."""
+    not one whose value names a key rather than holding one (``--recv-keys ID``); one
+    named for a password (``--db-password``) takes a word (``password_place.password_word``)."""
     s = m.start()
     if s > 0 and buf[s - 1] not in b" \t\"'(=[" and not (s > 1 and buf[s - 2 : s] in (b"\\n", b"\\t")):
         return False
     if _ID_FLAG.match(buf, s):
         return False
+    if _PASSWORD_FLAG.fullmatch(buf, s, m.start(1)) and password_word(m.group(1)):
+        return True  # --http-password hopenobody…: a flag named for a password takes a word
     return looks_secret(m.group(1))
+
+
+#: A flag whose name ends with a password word, then its blanks and an opening quote.
+_PASSWORD_FLAG = re.compile(rb"(?i)--?(?:[a-z0-9]+[_.\-])*(?:pass(?:word|wd|phrase)?|pwd)[ \t]+(?:\\{0,3}[\"'`])?")
 
 
 _FILE_NAME = re.compile(rb"\.[A-Za-z]{1,5}[\\\"'` \t]*[:=]")  # tokenizer.css: (grep output)
@@ -352,6 +379,7 @@ CHECKS: dict[str, Callable] = {
     "prose_secret": prose_secret,
     "cli_password": cli_password,
     "literal_password": literal_password,
+    "config_value": config_value,
     "seed_words": seed_words,
     "rp_session_key": rp_session_key,
     "sk_generic": sk_generic,

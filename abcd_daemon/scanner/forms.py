@@ -25,6 +25,8 @@ Rules (all RE2, linear time):
 - ``prose_secret_intl``: "Das Passwort … lautet v", "mot de passe : v", "密码：v" —
   the word for password in 20 languages, a separator or a copula, then a value
   holding a digit or a symbol (``checks.prose_secret``);
+- ``config_entry``: .NET ``<add key="SmtpPassword" value="v"/>`` (``appSettings``), the
+  key's name holding a secret word (``password_place.config_value``);
 - ``seed_phrase``: ``MNEMONIC="…"`` and "recovery phrase: …" — 12, 15, 18, 21 or 24
   lower-case words (``checks.seed_words``).
 A value read as a password by its position (a call's, a pair's, a statement's) is
@@ -99,6 +101,15 @@ FORM_RULES: tuple[Rule, ...] = (
                   "define('AUTH_KEY', 'x#9<Kq!]mZ@4r$Lw^2&Tn*8(Vb)0-Ys_=Pe+3{Hc}6|Jd~1`Ga.5;Ux?7');"),
         negative=("define('DB_PASSWORD', '');", "define('AUTH_KEY', 'put your unique phrase here');",
                   "define('WP_DEBUG', true);", "define('DB_PASSWORD', getenv('DB_PASSWORD'));"),
+    ),
+    Rule(
+        name="config_entry", kind="secret:config_entry", severity=WARN, keywords=("<add",),
+        regex=r"(?i)<add[ \t]+key[ \t]*=[ \t]*" + _QO + r"[a-z0-9_.:\-]{0,64}" + _SECRETISH + r"[a-z0-9_.:\-]{0,64}" + _QO
+              + r"[ \t]+value[ \t]*=[ \t]*" + _QO + _LIT + _QO,
+        group=1, reach=700, boundary="", check="config_value", source=GENERIC_SOURCE,
+        positive=('<add key="FromEmailPassword" value="Prestigitariu$"/>', f'<add key="Stripe:ApiKey" value="{_PW}x9"/>'),
+        negative=('<add key="SmtpPassword" value=""/>', '<add key="TokenAudience" value="myapp"/>',
+                  '<add key="ApiKeyHeader" value="X-Api-Key"/>', '<add key="TokenLifetimeMinutes" value="60"/>'),
     ),
     Rule(
         name="property_secret", kind="secret:property", severity=WARN, keywords=("get;",),

@@ -129,7 +129,7 @@ def superset_pattern(regex: str, ignorecase: bool = False) -> str | None:
             i += 2
             continue
         if ch == "[":
-            j = _class_end(regex, i)
+            j = class_end(regex, i)
             if j < 0:
                 return None
             out.append(_ascii(regex[i:j]))
@@ -256,7 +256,7 @@ def _quantifier_end(regex: str, i: int) -> int:
     return j + 1
 
 
-def _class_end(regex: str, i: int) -> int:
+def class_end(regex: str, i: int) -> int:
     """The offset after the character class opening at ``i`` (or -1)."""
     j = i + 1
     if regex[j : j + 1] == "^":
@@ -284,7 +284,7 @@ def _group_end(regex: str, i: int) -> int:
             j += 2
             continue
         if c == "[":
-            j = _class_end(regex, j)
+            j = class_end(regex, j)
             if j < 0:
                 return -1
             continue

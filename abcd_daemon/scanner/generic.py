@@ -63,7 +63,7 @@ _Q = r"""(?:\\{0,3}["'`])?"""  # a quote, plain or JSON-escaped up to three time
 #: what precedes its bracket, ``values.looks_secret``).
 _VALUE = r"""([^\s"'`\\,;<>(){}\[\]&|][^\s"'`\\,;<>(){}&|]{4,}[^\s"'`\\,;<>(){}\[\]&|])"""
 _CLIENTS = ("mysql", "mariadb", "sshpass", "sqlcmd", "mongo", "redis-cli", "isql", "pg_dump", "psql",
-            "docker login", "podman login", "buildah login", "skopeo login", "nerdctl login", "helm registry login")
+            "psexec", "paexec", "docker login", "podman login", "buildah login", "skopeo login", "nerdctl login", "helm registry login")
 
 #: The names a sentence or a row gives a secret by (``prose_secret``; ``password``
 #: takes a separator there only optionally, so it is listed apart).
@@ -75,7 +75,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
     Rule(
         name="auth_header", kind="secret:auth_header", severity=WARN, keywords=("authorization",),
         regex=r"(?i)(?:proxy-)?authorization" + _Q + r"[ \t]{0,4}[:=][ \t]{0,4}" + _Q
-              + r"(?:(?:bearer|basic|token|bot|digest|apikey|api-key|api-token|sso-key|key|negotiate|hmac|splunk|ghp|"
+              + r"(?:(?:bearer|basic|token|bot|digest|apikey|api-key|api-token|sso-key|key|negotiate|hmac|splunk|ghp|ssws|"
                 r"aws4-hmac-sha256)[ \t]+)?([A-Za-z0-9._~+/:,=\-]{8,})",
         group=1, reach=4200, boundary="", check="secret_value", source=GENERIC_SOURCE,
         positive=(f"Authorization: Bearer {_A40}", "-H 'authorization: Basic dXNlcjpQYXNzdzByZCE='",
@@ -139,8 +139,8 @@ GENERIC_RULES: tuple[Rule, ...] = (
               r"|[ \t]*\|[ \t]*)"
               # ``token - 'v'``: a dash says it only before a quoted value
               r"|(?:password|" + _PROSE_NAMES + r")[ \t]+-[ \t]+[\"'`])"
-              r"(?:now[ \t]+|set[ \t]+to[ \t]+)?[\"'`]?"
-              r"([^\s\"'`\\]{5,511}[^\s\"'`\\.,;:!?)])",
+              r"(?:now[ \t]+|set[ \t]+to[ \t]+)?" + _Q
+              + r"([^\s\"'`\\]{5,511}[^\s\"'`\\.,;:!?)])",
         group=1, back=24, reach=200, boundary="", check="prose_secret", source=GENERIC_SOURCE,
         positive=("the password is hunter2-Xk29!q", f"my API key is {_A40}", "token was Zq8mR2kW4xT7.",
                   "twitch token - 'k0lj2mwl8n3ztmrivlpbc7obk914sj'", "apiKey |e9e0f062f587b423bb6cc6328eb786d75b45783e",

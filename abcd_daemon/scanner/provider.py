@@ -17,6 +17,9 @@ Contract of :func:`load_ruleset`:
   ``never_nl`` so no rule matches across a line (the engine's line-locality);
 - the secret is the pattern's first capture group that took part in the match, else
   the whole match (the convention of gitleaks-family rules without ``secretGroup``);
+  a group that can only capture a fixed word (``sonar[_.-]?(login|token)…(token)``:
+  the listing lost the rule's ``secretGroup``) names the secret rather than holding
+  it, and is made non-capturing (:func:`uncapture_names`) so it is never the one masked;
 - a value that is a placeholder or already masked (``values``) is not a finding;
 - hidden composite parts that find identifiers (ids, hosts, names) are left out;
 - severity: ``high`` confidence rules are hard_fail (a residual refuses), the rest
@@ -42,6 +45,7 @@ from pathlib import Path
 import msgspec
 
 from . import ruleset_cache
+from .gate import class_end
 from .literals import required_literals
 from .rules import HARD, WARN, Rule
 
@@ -151,6 +155,7 @@ def _rule(entry: _Entry) -> Rule:
     pattern = unverbose(entry.pattern) if _VERBOSE.match(entry.pattern) else entry.pattern
     pattern = _BIG_REPEAT.sub(_unbound, pattern)
     pattern = widen_terminators(pattern)
+    pattern = uncapture_names(pattern)
     literals = required_literals(pattern)
     return Rule(
         name=entry.id,
@@ -189,6 +194,47 @@ def widen_terminators(pattern: str) -> str:
         if t in pattern:
             cls_end = t.index("]")
             pattern = pattern.replace(t, t[:cls_end] + _MORE_TERMINATORS + t[cls_end:])
+    return pattern
+
+
+#: A group's body that can only match fixed words: literals (letters, digits, ``_ . -``,
+#: blanks) joined by ``|``, optionally case-insensitive.
+_NAME_GROUP_BODY = re.compile(r"(?:\?i:)?[A-Za-z0-9_ .\-]+(?:\|[A-Za-z0-9_ .\-]+)*")
+
+
+def uncapture_names(pattern: str) -> str:
+    """``pattern`` with every capturing group whose body can only match fixed words
+    (``(login|token)``, ``(?P<alg>aGJHY2lPaU)``) made non-capturing (``(?:``); every
+    other byte unchanged. Escapes and character classes are skipped, so a ``(`` in
+    them is never read as a group."""
+    stack: list[tuple[int, int] | None] = []
+    rewrites: list[tuple[int, int]] = []  # (offset of "(", offset of its body): replaced by "(?:"
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = class_end(pattern, i)
+            if i < 0:
+                return pattern  # an unclosed class: RE2 refuses the pattern anyway
+            continue
+        if c == "(":
+            if pattern.startswith("(?P<", i) or (pattern.startswith("(?<", i) and pattern[i + 3 : i + 4] not in ("=", "!")):
+                body = pattern.index(">", i) + 1
+                stack.append((i, body))
+            elif pattern.startswith("(?", i):
+                stack.append(None)
+            else:
+                stack.append((i, i + 1))
+        elif c == ")" and stack:
+            group = stack.pop()
+            if group is not None and _NAME_GROUP_BODY.fullmatch(pattern, group[1], i):
+                rewrites.append(group)
+        i += 1
+    for start, body in sorted(rewrites, reverse=True):
+        pattern = pattern[:start] + "(?:" + pattern[body:]
     return pattern
 
 

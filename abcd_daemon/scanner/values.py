@@ -71,6 +71,18 @@ _NAMED = re.compile(
 _NUMBERISH = re.compile(rb"[+-]?[0-9][0-9_.,:+eE/-]*[a-zA-Z]{0,3}")  # 1024, 1.2.3, 2024-01-01, 10ms
 _WORDISH = re.compile(rb"[A-Za-z][A-Za-z_.:/-]*")  # words, identifiers, slugs without a digit
 _CODE_REF = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(|\[|$)|.*\(\)?$|.*\[['\"]?$")
+#: A value led by an environment variable's expansion (``$BASE_URL/…``, ``$HOME:…``).
+_ENV_EXPANSION = re.compile(rb"\$[A-Z_][A-Z0-9_]+(?:[/:.]|$)")
+#: Values a password's name is often given that are not passwords: a path
+#: (``/en/…/auth``, ``~/.pw``), an AWS resource name, a CSS id selector without a
+#: digit (``#add-password``), an environment variable's expansion (``$BASE_URL/…``).
+_NOT_A_PASSWORD = re.compile(rb"(?:/|~/|\./)[^/]*/|arn:aws|#[A-Za-z][A-Za-z_\-]*$|" + _ENV_EXPANSION.pattern)
+
+
+def not_a_password(value: bytes) -> bool:
+    """``value`` (after a password's name) reads as a path, an ARN, a CSS id or an
+    environment variable's expansion: what a name like ``addPassword`` is given in code."""
+    return _NOT_A_PASSWORD.match(value) is not None
 #: A digit anywhere in a value (the shape gates ask it of many values).
 DIGIT = re.compile(rb"[0-9]")
 _DIGIT_OR_SYMBOL = re.compile(rb"[0-9]|[^A-Za-z0-9_.-]")
@@ -202,6 +214,8 @@ def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True) -> bool:
         return False  # X25519.KeyPair, Ed25519.BlindKeySignatures: a reference with digits
     if v[:2] in (b"$(", b"${", b"%(") or v.startswith((b"ssh-", b"ecdsa-", b"sk-ssh-")):
         return False  # a command substitution, or a public key's algorithm name
+    if _NOT_A_PASSWORD.match(v):
+        return False  # a path, an ARN, a CSS id (#add-password), $BASE_URL/…: what code names so
     if v.startswith(PUBLIC_PREFIXES):
         return False
     if not shape:

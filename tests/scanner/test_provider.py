@@ -12,7 +12,7 @@ from abcd_daemon.errors import DegradedScanner
 from abcd_daemon.scanner import build_scanner, redact_text
 from abcd_daemon.scanner import provider
 from abcd_daemon.scanner.linear import compile_linear
-from abcd_daemon.scanner.provider import PROVIDER_SOURCE, load_ruleset, unverbose
+from abcd_daemon.scanner.provider import PROVIDER_SOURCE, load_ruleset, uncapture_names, unverbose
 
 
 def _rand(rnd, alphabet, n):
@@ -81,6 +81,21 @@ def test_a_ruleset_pattern_re2_cannot_compile_degrades_the_scanner(identity, mon
 
 def test_free_spacing_patterns_are_rewritten_for_re2():
     assert unverbose("(?x) a b # comment\n [ ] c") == "ab[ ]c"
+
+
+def test_a_group_that_only_names_the_secret_is_never_the_span_masked(scanner):
+    # sonar-api-token's first group is (login|token): the token after it must go
+    token = "5524bf449ca45fcace54698371466398321f3a82"
+    out = redact_text(scanner, f"mvn sonar:sonar -Dsonar.login={token}\n".encode()).text
+    assert token[6:-6].encode() not in out and b"-Dsonar.login=" in out
+
+
+def test_fixed_word_groups_become_non_capturing_and_nothing_else_changes():
+    assert uncapture_names(r"sonar[_.-]?(login|token)=([a-z0-9]{40})") == r"sonar[_.-]?(?:login|token)=([a-z0-9]{40})"
+    assert uncapture_names(r"ZXlK(?:(?P<alg>aGJHY2lPaU)|(?P<x>NElqb2))[a-z]{4}") == r"ZXlK(?:(?:aGJHY2lPaU)|(?:NElqb2))[a-z]{4}"
+    # a class or an escape holding a parenthesis is not a group; a real token group stays
+    assert uncapture_names(r"[(]\((abc)\)(x[0-9]+)") == r"[(]\((?:abc)\)(x[0-9]+)"
+    assert uncapture_names(r"((live|test)_[a-f0-9]{35})") == r"((?:live|test)_[a-f0-9]{35})"
 
 
 def test_placeholders_and_documented_examples_are_not_provider_findings(scanner):

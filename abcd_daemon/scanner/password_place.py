@@ -1,0 +1,87 @@
+"""When an assignment's *place* says its value is a password, whatever its shape.
+
+The generic value gate (``values.looks_secret``) lets a value of letters through as a
+word: after ``password =`` in code, ``password_input`` or ``getpass`` is a variable,
+not a password. Two places take that doubt away, and there a word is masked
+(``goodspec``, ``whiteduke``):
+
+- a **quoted literal** — ``password = "goodspec"``, ``'password' => 'goodspec'``,
+  ``:password => 'goodspec'``, ``"db_pass": "goodspec"`` (the quote, plain or
+  JSON-escaped, stands right before the value): a string is not a variable;
+- an **environment line** — ``DB_PASSWORD=goodspec``, ``export REACT_APP_AUTH_PASS=…``:
+  an upper-case name, ``=`` with no blank, the bare value (a shell or ``.env``
+  assignment; a reference would read ``$VAR``).
+
+Contract of :func:`password_place`: true only when the assignment's name *ends* with a
+password word — ``pass``, ``password``, ``passwd``, ``pwd``, ``passphrase`` as its last
+segment (``DB_PASSWORD``, ``dbPassword``, ``FromEmailPassword``; never
+``PASSWORD_HASHER``, ``bypass`` or ``passwordField``) — the place is one of the two
+above, and the value is not a placeholder, literal, number, path or reference
+(``looks_secret(shape=False)``) nor what code gives such a name (``not_a_password``:
+``"#add-password"``, ``"arn:aws:…"``), not a word that describes a password field rather
+than being one (:data:`FIELD_WORDS`: ``"password": "string"`` in an API schema) and
+at least :data:`MIN_LEN` bytes. Pure; reads only the match.
+
+:func:`config_value` judges a .NET ``<add key="…" value="…"/>`` entry (``forms``) the
+same way: a key whose name ends with a password word takes a word; any other secret
+name (``Stripe:ApiKey``) takes what the value gate takes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .values import looks_secret, not_a_password
+
+#: The shortest word masked by its place alone (``hunter2`` is 7).
+MIN_LEN = 6
+#: The name's identifier (what precedes its quotes, blanks and operator).
+_IDENT = re.compile(rb"[A-Za-z0-9_.\-]+")
+#: A password word as the identifier's last segment: after a separator, at a camel-case
+#: step (``dbPassword``), or the whole identifier.
+_ENDS_PASSWORD = re.compile(rb"(?:^|[_.:\-])(?i:pass(?:word|wd|phrase)?|pwd)$|[a-z0-9]P(?:ass(?:word|wd|phrase)?|wd)$")
+_UPPER_NAME = re.compile(rb"[A-Z][A-Z0-9_]*")
+_QUOTES = b"\"'`"
+#: Words that say what a password field is, not what it holds: schema types and
+#: validation states, hash names, where the value comes from.
+FIELD_WORDS = frozenset(
+    b"string str required optional hidden invalid incorrect empty sensitive masked encrypted plaintext plain "
+    b"hashed bcrypt argon2 argon2id scrypt pbkdf2 sha256 sha512 boolean integer number object array "
+    b"default unknown missing disabled enabled strong current confirm secure insecure prompt generate "
+    b"generated random manual environment keychain keyring stdin interactive wrong expired".split()
+)
+
+
+def password_place(name: bytes, value: bytes) -> bool:
+    """See the module contract. ``name`` is the match from its start to the value
+    (identifier, quotes, blanks and operator); ``value`` the candidate."""
+    ident = _IDENT.match(name)
+    if ident is None or not _ENDS_PASSWORD.search(ident.group()):
+        return False
+    rest = name[ident.end():]
+    quoted = rest[-1:] in _QUOTES if rest else False
+    environment = rest == b"=" and _UPPER_NAME.fullmatch(ident.group()) is not None
+    if not (quoted or environment):
+        return False
+    return password_word(value)
+
+
+def password_word(value: bytes) -> bool:
+    """A value that a password's place makes a password (see the module contract):
+    also what a sentence quotes after "the password is" (``checks.prose_secret``)."""
+    if len(value) < MIN_LEN or value.lower() in FIELD_WORDS or not_a_password(value):
+        return False
+    return looks_secret(value, MIN_LEN, shape=False)
+
+
+#: The key's name in a ``<add key="…" value="…"/>`` entry.
+_KEY_ATTR = re.compile(rb"""(?i)key[ \t]*=[ \t]*\\{0,3}["'`]([^"'`\\]*)""")
+
+
+def config_value(buf: bytes, m, ctx) -> bool:
+    """The ``config_entry`` check (see the module docstring)."""
+    key = _KEY_ATTR.search(m.group(0))
+    value = m.group(1)
+    if key is not None and _ENDS_PASSWORD.search(key.group(1)):
+        return password_word(value)
+    return looks_secret(value)

@@ -163,11 +163,16 @@ BUNDLED_RULES: tuple[Rule, ...] = (
     Rule(
         # crypt(3) password hashes (/etc/shadow lines, htpasswd, database dumps).
         name="crypt_hash", kind="token:crypt_hash", severity=HARD,
-        keywords=("$1$", "$2a$", "$2b$", "$2y$", "$5$", "$6$", "$7$", "$y$", "$gy$", "$apr1$"),
-        regex=r"\$(?:1|2[aby]|5|6|7|y|gy|apr1)\$[./A-Za-z0-9$=,]{20,}", boundary="",
+        # (also Cisco's type 8 and 9, $8$ / $9$, and the PHC strings of argon2, scrypt, pbkdf2)
+        keywords=("$1$", "$2a$", "$2b$", "$2y$", "$5$", "$6$", "$7$", "$8$", "$9$", "$y$", "$gy$", "$apr1$",
+                  "$argon2", "$scrypt$", "$pbkdf2"),
+        regex=r"\$(?:1|2[aby]|5|6|7|8|9|y|gy|apr1|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha(?:1|256|512))?)\$[./A-Za-z0-9$=,+\-]{20,}",
+        boundary="",
         positive=("root:$6$Xq3kL9pz$" + _A20 + _A36 + ":19000:0:99999:7:::",
                   "$2b$12$" + _A36 + "abcdefghijklmnopq",
-                  "admin:$y$j9T$" + _A20 + "$" + _A20 + ":", "admin:$apr1$Rk3J9x2m$Zq8mR2kW4xT7pL9sYfKlc."),
+                  "admin:$y$j9T$" + _A20 + "$" + _A20 + ":", "admin:$apr1$Rk3J9x2m$Zq8mR2kW4xT7pL9sYfKlc.",
+                  "enable secret 8 $8$TnGX/fE4KGHOVU$pEhnEvxrvaynpi8j4f.EMHr6M.FzU8xnZnBr/tJdFWk",
+                  "$argon2id$v=19$m=65536,t=3,p=4$" + _A20 + "$" + _A36),
         negative=("it costs $5$ each", "$6$short$x", "a $1$ bill and a $2b$ note"),
     ),
     Rule(

@@ -17,7 +17,7 @@ from abcd_daemon.paths import Home
 from abcd_daemon.store.lane import Lane
 
 from ..conftest import make_repo
-from ..daemon.procs import DaemonProc, env_for
+from ..daemon.procs import DaemonProc, env_for, wait_for
 from .test_batch_reconstruct import store_session
 
 SESSION = "11aa22bb-0001-4000-8000-000000000001"
@@ -90,8 +90,16 @@ def served(tmp_path_factory):
     store_session(Lane(Home(env["ABCD_HOME"]), sha).ensure("records"), SESSION, 0)
     (base / "out").mkdir()
     daemon = DaemonProc(env, base / "d.log").wait_ready()
+    # The daemon's start-up survey (the catch-up and the missing-transcript count) ends
+    # after it answers; two runs of `daemon status` compared across its end would differ.
+    wait_for(lambda: _survey_done(env, repo), timeout=60.0, what="the daemon's start-up survey")
     yield env, repo, base / "out"
     assert daemon.stop() == 0
+
+
+def _survey_done(env: dict, repo) -> bool:
+    code, out, _err, _typer = _run("cli", ["daemon", "status", "--json"], env, repo)
+    return code == 0 and json.loads(out).get("missing") is not None
 
 
 VERB_LINES = [

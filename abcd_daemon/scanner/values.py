@@ -65,7 +65,7 @@ _YAML_TAG = re.compile(rb"(?i)!(?:vault|unsafe|ref|sub|getatt|join|select|split|
 #: Matched against the lower-cased value (faster than an ``(?i)`` search).
 _NAMED = re.compile(
     rb"example|placeholder|your[_-]|your(?:own)?(?:api|access|secret|auth|app|token|key|pass|client|private)"
-    rb"|changeme|change[_-]me|dummy|redacted|replace[_-]?me|insert[_-]|<[^>]{1,64}>|\$\{[^}]{1,64}\}"
+    rb"|changeme|change[_-]me|dummy|fake|redacted|replace[_-]?me|insert[_-]|<[^>]{1,64}>|\$\{[^}]{1,64}\}"
     rb"|\{\{[^}]{0,64}\}\}|%\([a-z_]+\)s|^\$[A-Za-z_][A-Za-z0-9_]*$|^%[A-Za-z_][A-Za-z0-9_]*%$|^xxx|xxxx|\.\.\.|\xe2\x80\xa6"
 )
 _NUMBERISH = re.compile(rb"[+-]?[0-9][0-9_.,:+eE/-]*[a-zA-Z]{0,3}")  # 1024, 1.2.3, 2024-01-01, 10ms

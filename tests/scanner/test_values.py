@@ -35,6 +35,10 @@ def test_documented_example_keys_are_placeholders():
     assert not is_placeholder(b"Zq8XvT2mLw9RkP4sYb7NcH1dGf6JaE3uWo5KiQ0y")
 
 
+def test_a_value_that_says_it_is_fake_is_a_placeholder():
+    assert is_placeholder(b"somefakekey") and is_placeholder(b"sk_test_FAKE_Zq8XvT2mLw9RkP4s")
+
+
 def _profile_byte_by_byte(v: bytes) -> tuple[int, int, int, int]:
     """The definition :func:`class_profile` must agree with, one byte at a time."""
     upper = sum(65 <= b <= 90 for b in v)

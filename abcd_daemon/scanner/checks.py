@@ -301,7 +301,8 @@ def not_public(buf, m, ctx) -> bool:
     name = buf[m.start() : m.start(1)]
     if _names_no_secret(name) or _NEXT_NAME.fullmatch(m.group(1)):
         return False
-    return looks_secret(m.group(1)) or password_place(name, m.group(1))
+    s, e = m.start(), m.end(1)
+    return looks_secret(m.group(1)) or password_place(name, m.group(1), buf[s - 1 : s] if s else b"", buf[e : e + 1])
 
 
 @functools.lru_cache(maxsize=4096)  # pure; a transcript repeats its names

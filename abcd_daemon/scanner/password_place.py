@@ -11,6 +11,8 @@ not a password. Two places take that doubt away, and there a word is masked
 - an **environment line** — ``DB_PASSWORD=goodspec``, ``export REACT_APP_AUTH_PASS=…``:
   an upper-case name, ``=`` with no blank, the bare value (a shell or ``.env``
   assignment; a reference would read ``$VAR``).
+- a **connection string's pair** — ``Server=db;Uid=app;Pwd=goodspec;``: the name right
+  after a ``;``, ``=`` with no blank, the value up to the next ``;`` or the end.
 
 Contract of :func:`password_place`: true only when the assignment's name *ends* with a
 password word — ``pass``, ``password``, ``passwd``, ``pwd``, ``passphrase`` as its last
@@ -52,16 +54,18 @@ FIELD_WORDS = frozenset(
 )
 
 
-def password_place(name: bytes, value: bytes) -> bool:
+def password_place(name: bytes, value: bytes, before: bytes = b"", after: bytes = b"") -> bool:
     """See the module contract. ``name`` is the match from its start to the value
-    (identifier, quotes, blanks and operator); ``value`` the candidate."""
+    (identifier, quotes, blanks and operator); ``value`` the candidate; ``before`` the
+    byte before the name and ``after`` the byte after the value (empty at an end)."""
     ident = _IDENT.match(name)
     if ident is None or not _ENDS_PASSWORD.search(ident.group()):
         return False
     rest = name[ident.end():]
     quoted = rest[-1:] in _QUOTES if rest else False
     environment = rest == b"=" and _UPPER_NAME.fullmatch(ident.group()) is not None
-    if not (quoted or environment):
+    pair = rest == b"=" and before == b";" and after in (b";", b"")
+    if not (quoted or environment or pair):
         return False
     return password_word(value)
 

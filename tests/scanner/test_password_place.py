@@ -26,6 +26,7 @@ def _redacted(scanner, text: str) -> bytes:
     "DB_PASSWORD=goodspec", "export REACT_APP_AUTH_PASS=goodspec", 'const dbPassword = "goodspec";',
     '<add key="FromEmailPassword" value="goodspec"/>', "The default Password is 'goodspec'",
     'ensure the password is "goodspec" and press On', "login_somewhere --http-password goodspec",
+    "Server=db;Uid=app;Pwd=goodspec;", "Server=db;User ID=app;Password=goodspec;Encrypt=True",
 ])
 def test_a_word_whose_place_says_password_is_masked(scanner, text):
     assert b"goodspec" not in _redacted(scanner, text)
@@ -49,6 +50,7 @@ def test_the_name_must_end_with_the_password_word_and_the_place_be_quoted_or_an_
     assert not password_place(b"DB_PASSWORD = ", b"goodspec")  # blanks: a constant given a name
     assert not password_place(b'PASSWORD_RULE = "', b"goodspec")
     assert not password_place(b'password = "', b"short")
+    assert password_place(b"Pwd=", b"goodspec", b";", b";") and not password_place(b"Pwd=", b"goodspec", b" ", b";")
 
 
 def test_a_sentence_word_ending_in_password_does_not_take_the_next_setting(scanner):

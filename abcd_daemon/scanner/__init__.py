@@ -14,8 +14,10 @@ Modules, by layer:
   ``generic`` (our generic detectors), ``provider`` + ``ruleset_cache`` (the
   maintained ruleset, read from kingfisher and cached), ``identity`` (rules built from
   the caller's identity), ``network``, ``pem``; ``build`` assembles them;
-- deciding what a value is: ``checks`` (per-rule predicates), ``values`` (placeholders,
-  checksums, entropy), ``shapes`` (bare and prefixed tokens by shape);
+- deciding what a value is: ``checks`` (per-rule predicates), ``identity_checks``
+  (the identity kinds' predicates), ``password_place`` (where a word is a password),
+  ``values`` (placeholders, checksums, entropy), ``shapes`` (bare and prefixed tokens by
+  shape);
 - detection (stage one): ``compiled`` (a rule as the engine runs it), ``linear`` (RE2),
   ``literals`` (keywords from a regex), ``gate`` (Vectorscan: which rules match on which
   line), ``prefilter`` (Aho-Corasick keyword hits), ``spaced`` / ``views`` /

@@ -3,7 +3,10 @@
 Every predicate is ``check(buf, match, ctx) -> bool`` (True keeps the match), reads
 only the match's own line around it (the line-locality contract), and never raises.
 ``ctx`` is the :class:`Context` of the scanner (the caller's home and repository).
-The registry ``CHECKS`` is what a rule's ``check`` field names.
+The registry ``CHECKS`` is what a rule's ``check`` field names. The identity kinds'
+predicates live in ``identity_checks``, the places that make a word a password in
+``password_place``; the rest — a secret value's judgement after its name, a flag,
+a sentence, a client, a token's shape — is here.
 """
 
 from __future__ import annotations
@@ -19,39 +22,18 @@ from .password_place import config_value, password_place, password_word
 from .shapes import bare_random, prefixed_body
 from .values import (DIGIT, HARNESS_ID_PREFIXES, PUBLIC_PREFIXES, bad_checksum, is_placeholder, looks_secret,
                      not_a_password, random_letters, random_shaped)
-from .escapes import ALNUM, boundary_after, boundary_before
+from .identity_checks import (email, github_user, home_other, home_self, literal_alnum, local_user, owns_line,
+                              session_url)
 
-_SEGMENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
-_SEGMENT_OR_TILDE = _SEGMENT | {0x7E}
-_HANDLE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
-_NON_USER_HOMES = frozenset({"shared", "guest", "public", "default", "all", "default user", "all users"})
-_NON_USER_POSIX = frozenset({b"linuxbrew"})
 _AWS_EXAMPLE = b"AKIAIOSFODNN7EXAMPLE"
 _RP_PLACEHOLDER = b"<RP-SESSION-UUID-REDACTED>"
 _LEGACY_WHOLE = re.compile(rb"sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\Z")
-_RESERVED_HOST = re.compile(rb"(?i)(?:^|\.)(?:example|invalid|test|localhost)$|(?:^|\.)example\.(?:com|net|org)$")
-_UUID = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_.-]*")
 _PLACEHOLDER_VALUES = frozenset(
     b"changeme password passw0rd secret example redacted null none true false undefined your_password "
     b"yourpassword mypassword placeholder xxxxxx".split()
 )
-# A home root under a mounted volume or a system prefix still names a home.
-_MOUNTED = re.compile(rb"(?:^|[^A-Za-z0-9._-]|\\[nrtbf])(?:/Volumes|/mnt|/media|/run/media|/private|/System/Volumes/Data)"
-                      rb"(?:/[A-Za-z0-9._ -]+)*\Z")
-_URL_USERINFO = re.compile(rb"://[^\s/@\"'\\]*:\Z")
-_URL_ROOT = re.compile(rb"[A-Za-z][A-Za-z0-9+.-]*:(?:\\*/){2}[^/\s\"'\\]*\Z")
-_LINE_LEAD = re.compile(rb"[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?\Z")
-# A robot emoji (raw or as an escaped surrogate pair) and emphasis before the footer.
-_ROBOT_TAIL = re.compile(rb"(?:(?:\xf0\x9f\xa4\x96|\\+u[dD]83[eE]\\+u[dD][dD]16)[ ]?)?[_*]{0,3}\Z")
-_NOREPLY = (b"noreply@anthropic.com",)
-_ALLOWED_DOMAIN = re.compile(
-    rb"(?i)(?:^|\.)(?:example\.(?:com|net|org)|example|test|invalid|localhost|users\.noreply\.github\.com)$"
-)
-_FILE_TLDS = frozenset(
-    b"png jpg jpeg gif svg webp ico bmp js mjs cjs ts tsx jsx css scss json md txt py go rs rb html htm xml "
-    b"yaml yml toml lock sh zip gz tar pdf map wasm vue php java kt swift".split()
-)
+
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,12 +44,6 @@ class Context:
     #: The home's last segment and the path before it, lower-cased.
     home_tail: bytes = b""
     home_root: bytes = b""
-
-
-def _line_start(buf: bytes, pos: int, limit: int = 4096) -> int:
-    """Start of ``pos``'s line, looking back at most ``limit`` bytes."""
-    lo = max(0, pos - limit)
-    return buf.rfind(b"\n", lo, pos) + 1 or lo
 
 
 def rp_session_key(buf, m, ctx) -> bool:
@@ -102,99 +78,6 @@ def password_value(buf, m, ctx) -> bool:
 def url_password(buf, m, ctx) -> bool:
     value = m.group(1)
     return not (len(set(value)) <= 2 or value[:1] in b"$%{<" or b"{" in value)
-
-
-def _opaque(ident: bytes) -> bool:
-    if _UUID.match(ident):
-        return True
-    if DIGIT.search(ident) and re.search(rb"[A-Z]", ident):
-        return True
-    return len(ident) >= 16 and re.fullmatch(rb"[0-9a-f]+", ident) is not None and len(re.findall(rb"[0-9]", ident)) >= 4
-
-
-def session_url(buf, m, ctx) -> bool:
-    return not _RESERVED_HOST.search(m.group(1)) and _opaque(m.group(2))
-
-
-def owns_line(buf, m, ctx) -> bool:
-    """The attribution footer stands alone on its (possibly escaped) line."""
-    s = m.start()
-    lo = _line_start(buf, s, 512)
-    before = buf[lo:s]
-    # the logical line may start after a JSON \n escape or a string's opening quote
-    cut = max(before.rfind(b"\\n"), before.rfind(b"\\r"), before.rfind(b'"'))
-    if cut >= 0:
-        before = before[cut + (1 if before[cut : cut + 1] == b'"' else 2) :]
-    before = _ROBOT_TAIL.sub(b"", before)
-    return _LINE_LEAD.match(before) is not None
-
-
-def home_other(buf, m, ctx) -> bool:
-    user = m.group(1)
-    s = m.start()
-    if user.lower().decode("ascii", "replace") in _NON_USER_HOMES or user in _NON_USER_POSIX:
-        return False
-    if not user.strip(b".-_"):
-        return False
-    if user.isdigit():
-        return False  # /users/42: a web route, not an account
-    if not boundary_before(buf, s, _SEGMENT) and not _MOUNTED.search(buf, max(0, s - 256), s):
-        return False  # /usr/home/x, api/admin/users/x: not a home root (a mount is)
-    tail = ctx.home_tail
-    if tail and user[: len(tail)].lower() == tail and (len(user) == len(tail) or user[len(tail)] not in ALNUM):
-        # /Users/me, /Users/me.zip, /Users/me-old: the caller's home (§3.7) when the
-        # root before the name is the caller's too, in any spelling of '/'
-        root = m.group()[: m.start(1) - s].lower()
-        root = root.replace(b"%2f", b"/").replace(b"\\", b"/").replace(b"//", b"/").rstrip(b"/")
-        if ctx.home_root.endswith(root.lstrip(b"abcdefghijklmnopqrstuvwxyz:")):
-            return False
-    return True
-
-
-def home_self(buf, m, ctx) -> bool:
-    """Reference §3.7 anchors: the name must not continue (an ASCII letter or digit
-    continues it); a single-segment home also needs a leading boundary (not a path
-    byte or '~' before it), waived at a URL's path root."""
-    s, e = m.span()
-    if not boundary_after(buf, e, ALNUM):
-        return False
-    if not ctx.home_single_segment or s == 0:
-        return True
-    if boundary_before(buf, s, _SEGMENT_OR_TILDE):
-        return True
-    return _URL_ROOT.search(buf, _line_start(buf, s, 512), s) is not None
-
-
-def literal_alnum(buf, m, ctx) -> bool:
-    return boundary_before(buf, m.start(), ALNUM) and boundary_after(buf, m.end(), ALNUM)
-
-
-def github_user(buf, m, ctx) -> bool:
-    s, e = m.span()
-    if not (boundary_before(buf, s, _HANDLE) and boundary_after(buf, e, _HANDLE)):
-        return False
-    repo = ctx.remote_repo
-    if repo and buf[e : e + 1] == b"/" and buf[e + 1 : e + 1 + len(repo)].lower() == repo.lower():
-        return not boundary_after(buf, e + 1 + len(repo), _HANDLE | {0x2E, 0x5F})
-    return True
-
-
-def local_user(buf, m, ctx) -> bool:
-    return boundary_before(buf, m.start(), ALNUM) and boundary_after(buf, m.end(), ALNUM)
-
-
-def email(buf, m, ctx) -> bool:
-    text = m.group()
-    local, _, domain = text.rpartition(b"@")
-    if local.lower() == b"git" or text.lower() in _NOREPLY:
-        return False
-    if m.start() >= 1 and buf[m.start() - 1] == 0x3A and _URL_USERINFO.search(buf, _line_start(buf, m.start(), 256), m.start()):
-        return False  # the password and host of scheme://user:password@host
-    if buf[max(0, m.start() - 5) : m.start()].replace(b"\\", b"").endswith((b"://", b"//")):
-        return False  # the user and host of scheme://user@host: an account, not an address
-    if _ALLOWED_DOMAIN.search(domain) or domain.rsplit(b".", 1)[-1].lower() in _FILE_TLDS:
-        return False
-    return True  # no trailing boundary: an address followed by '_' is still one
 
 
 def secret_value(buf, m, ctx) -> bool:

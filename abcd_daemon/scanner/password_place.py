@@ -2,7 +2,7 @@
 
 The generic value gate (``values.looks_secret``) lets a value of letters through as a
 word: after ``password =`` in code, ``password_input`` or ``getpass`` is a variable,
-not a password. Two places take that doubt away, and there a word is masked
+not a password. These places take that doubt away, and there a word is masked
 (``goodspec``, ``whiteduke``):
 
 - a **quoted literal** — ``password = "goodspec"``, ``'password' => 'goodspec'``,
@@ -13,11 +13,14 @@ not a password. Two places take that doubt away, and there a word is masked
   assignment; a reference would read ``$VAR``).
 - a **connection string's pair** — ``Server=db;Uid=app;Pwd=goodspec;``: the name right
   after a ``;``, ``=`` with no blank, the value up to the next ``;`` or the end.
+- a **YAML line** — ``  password: goodspec``: the name alone at its line's start (after
+  blanks or a list's ``- ``), ``:`` and blanks, a lower-case word that ends the line
+  (a JavaScript object's ``password: userInput,`` ends with a comma, or is camel-case).
 
 Contract of :func:`password_place`: true only when the assignment's name *ends* with a
 password word — ``pass``, ``password``, ``passwd``, ``pwd``, ``passphrase`` as its last
 segment (``DB_PASSWORD``, ``dbPassword``, ``FromEmailPassword``; never
-``PASSWORD_HASHER``, ``bypass`` or ``passwordField``) — the place is one of the two
+``PASSWORD_HASHER``, ``bypass`` or ``passwordField``) — the place is one of those
 above, and the value is not a placeholder, literal, number, path or reference
 (``looks_secret(shape=False)``) nor what code gives such a name (``not_a_password``:
 ``"#add-password"``, ``"arn:aws:…"``), not a word that describes a password field rather
@@ -44,6 +47,13 @@ _IDENT = re.compile(rb"[A-Za-z0-9_.\-]+")
 _ENDS_PASSWORD = re.compile(rb"(?:^|[_.:\-])(?i:pass(?:word|wd|phrase)?|pwd)$|[a-z0-9]P(?:ass(?:word|wd|phrase)?|wd)$")
 _UPPER_NAME = re.compile(rb"[A-Z][A-Z0-9_]*")
 _QUOTES = b"\"'`"
+#: A YAML key's separator; what may stand before a YAML key (a blank of its indent, a
+#: list's dash, the line start) and after its value (the line end, blank, a comment).
+#: (An escaped newline reaches a check as blanks: the generic rules read the spaced copy.)
+_YAML_SEP = re.compile(rb":[ \t]+")
+_LINE_LEAD = (b"", b" ", b"\t", b"\n", b"-")
+_LINE_END = (b"", b" ", b"\t", b"\n", b"\r", b"#")
+_LOWER_WORD = re.compile(rb"[a-z]{6,32}")
 #: Words that say what a password field is, not what it holds: schema types and
 #: validation states, hash names, where the value comes from.
 FIELD_WORDS = frozenset(
@@ -65,7 +75,9 @@ def password_place(name: bytes, value: bytes, before: bytes = b"", after: bytes 
     quoted = rest[-1:] in _QUOTES if rest else False
     environment = rest == b"=" and _UPPER_NAME.fullmatch(ident.group()) is not None
     pair = rest == b"=" and before == b";" and after in (b";", b"")
-    if not (quoted or environment or pair):
+    yaml = (_YAML_SEP.fullmatch(rest) is not None and before in _LINE_LEAD and after in _LINE_END
+            and _LOWER_WORD.fullmatch(value) is not None)
+    if not (quoted or environment or pair or yaml):
         return False
     return password_word(value)
 

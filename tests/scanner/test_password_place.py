@@ -27,6 +27,7 @@ def _redacted(scanner, text: str) -> bytes:
     '<add key="FromEmailPassword" value="goodspec"/>', "The default Password is 'goodspec'",
     'ensure the password is "goodspec" and press On', "login_somewhere --http-password goodspec",
     "Server=db;Uid=app;Pwd=goodspec;", "Server=db;User ID=app;Password=goodspec;Encrypt=True",
+    "db:\n  password: goodspec\n  user: app", "spring.datasource.password: goodspec",
 ])
 def test_a_word_whose_place_says_password_is_masked(scanner, text):
     assert b"goodspec" not in _redacted(scanner, text)
@@ -38,6 +39,7 @@ def test_a_word_whose_place_says_password_is_masked(scanner, text):
     'this.addPassword = "#add-password";', 'IAMUserChangePassword = "arn:aws:iam::aws:policy/IAMUserChangePassword"',
     "LOGIN_FORGOT_PASSWORD=$REACT_APP_BASE_URL/classroom/#/forgot_password", 'password = "changeme"',
     '<add key="TokenAudience" value="myapp"/>', "mytool --password prompt --user me", "mytool --password-file pw.txt",
+    "const o = {\n  password: userinput,\n}", "  password: hashedPassword",
 ])
 def test_what_only_looks_like_such_a_place_is_kept(scanner, text):
     assert json.dumps(text)[1:-1].encode() in _redacted(scanner, text)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from . import network
 from .generic import SECRET_WORDS
-from .password_place import config_value, password_place, password_word
+from .password_place import config_value, names_password, password_place, password_word
 from .shapes import bare_random, prefixed_body
 from .values import (DIGIT, HARNESS_ID_PREFIXES, PUBLIC_PREFIXES, bad_checksum, is_placeholder, looks_secret,
                      not_a_password, random_letters, random_shaped)
@@ -33,7 +33,6 @@ _PLACEHOLDER_VALUES = frozenset(
     b"changeme password passw0rd secret example redacted null none true false undefined your_password "
     b"yourpassword mypassword placeholder xxxxxx".split()
 )
-
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,7 +71,6 @@ def password_value(buf, m, ctx) -> bool:
     if not_a_password(value):
         return False  # a path, an ARN, a CSS id, an environment variable's expansion
     return True
-
 
 
 def url_password(buf, m, ctx) -> bool:
@@ -184,8 +182,10 @@ def not_public(buf, m, ctx) -> bool:
     name = buf[m.start() : m.start(1)]
     if _names_no_secret(name) or _NEXT_NAME.fullmatch(m.group(1)):
         return False
+    if looks_secret(m.group(1)):
+        return True
     s, e = m.start(), m.end(1)
-    return looks_secret(m.group(1)) or password_place(name, m.group(1), buf[s - 1 : s] if s else b"", buf[e : e + 1])
+    return password_place(name, m.group(1), buf[s - 1 : s] if s else b"", buf[e : e + 1])
 
 
 @functools.lru_cache(maxsize=4096)  # pure; a transcript repeats its names
@@ -213,13 +213,10 @@ def flag_value(buf, m, ctx) -> bool:
         return False
     if _ID_FLAG.match(buf, s):
         return False
-    if _PASSWORD_FLAG.fullmatch(buf, s, m.start(1)) and password_word(m.group(1)):
-        return True  # --http-password hopenobody…: a flag named for a password takes a word
-    return looks_secret(m.group(1))
-
-
-#: A flag whose name ends with a password word, then its blanks and an opening quote.
-_PASSWORD_FLAG = re.compile(rb"(?i)--?(?:[a-z0-9]+[_.\-])*(?:pass(?:word|wd|phrase)?|pwd)[ \t]+(?:\\{0,3}[\"'`])?")
+    if looks_secret(m.group(1)):
+        return True
+    flag = buf[s : m.start(1)].rstrip(b" \t\"'`\\").lstrip(b"-")
+    return names_password(flag) and password_word(m.group(1))  # --http-password hopenobody…
 
 
 _FILE_NAME = re.compile(rb"\.[A-Za-z]{1,5}[\\\"'` \t]*[:=]")  # tokenizer.css: (grep output)

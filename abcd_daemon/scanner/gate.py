@@ -274,27 +274,38 @@ def class_end(regex: str, i: int) -> int:
     return -1
 
 
+def syntax(regex: str, i: int = 0):
+    """``(offset, character)`` for each character of ``regex`` from ``i`` that is
+    syntax: escapes (``\\x``) and character classes are skipped whole. Raises
+    ValueError at a class that never closes."""
+    n = len(regex)
+    while i < n:
+        c = regex[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = class_end(regex, i)
+            if i < 0:
+                raise ValueError("an unclosed character class")
+            continue
+        yield i, c
+        i += 1
+
+
 def _group_end(regex: str, i: int) -> int:
     """The offset after the group opening at ``i`` (escapes and classes skipped), or -1."""
     depth = 0
-    j = i
-    while j < len(regex):
-        c = regex[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == "[":
-            j = class_end(regex, j)
-            if j < 0:
-                return -1
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        j += 1
+    try:
+        for j, c in syntax(regex, i):
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+    except ValueError:
+        return -1
     return -1
 
 

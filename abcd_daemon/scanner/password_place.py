@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 
-from .values import looks_secret, not_a_password
+from .values import looks_secret
 
 #: The shortest word masked by its place alone (``hunter2`` is 7).
 MIN_LEN = 6
@@ -51,8 +51,8 @@ _QUOTES = b"\"'`"
 #: list's dash, the line start) and after its value (the line end, blank, a comment).
 #: (An escaped newline reaches a check as blanks: the generic rules read the spaced copy.)
 _YAML_SEP = re.compile(rb":[ \t]+")
-_LINE_LEAD = (b"", b" ", b"\t", b"\n", b"-")
-_LINE_END = (b"", b" ", b"\t", b"\n", b"\r", b"#")
+_YAML_LEAD = (b"", b" ", b"\t", b"\n", b"-")
+_YAML_END = (b"", b" ", b"\t", b"\n", b"\r", b"#")
 _LOWER_WORD = re.compile(rb"[a-z]{6,32}")
 #: Words that say what a password field is, not what it holds: schema types and
 #: validation states, hash names, where the value comes from.
@@ -69,23 +69,30 @@ def password_place(name: bytes, value: bytes, before: bytes = b"", after: bytes 
     (identifier, quotes, blanks and operator); ``value`` the candidate; ``before`` the
     byte before the name and ``after`` the byte after the value (empty at an end)."""
     ident = _IDENT.match(name)
-    if ident is None or not _ENDS_PASSWORD.search(ident.group()):
+    if ident is None or not names_password(ident.group()):
         return False
     rest = name[ident.end():]
     quoted = rest[-1:] in _QUOTES if rest else False
     environment = rest == b"=" and _UPPER_NAME.fullmatch(ident.group()) is not None
     pair = rest == b"=" and before == b";" and after in (b";", b"")
-    yaml = (_YAML_SEP.fullmatch(rest) is not None and before in _LINE_LEAD and after in _LINE_END
+    yaml = (_YAML_SEP.fullmatch(rest) is not None and before in _YAML_LEAD and after in _YAML_END
             and _LOWER_WORD.fullmatch(value) is not None)
     if not (quoted or environment or pair or yaml):
         return False
     return password_word(value)
 
 
+def names_password(ident: bytes) -> bool:
+    """``ident`` (a name, a flag without its dashes, a config key) ends with a password
+    word as its last segment (see the module contract)."""
+    return _ENDS_PASSWORD.search(ident) is not None
+
+
 def password_word(value: bytes) -> bool:
     """A value that a password's place makes a password (see the module contract):
     also what a sentence quotes after "the password is" (``checks.prose_secret``)."""
-    if len(value) < MIN_LEN or value.lower() in FIELD_WORDS or not_a_password(value):
+    # (looks_secret also refuses what code gives such a name: values.not_a_password)
+    if len(value) < MIN_LEN or value.lower() in FIELD_WORDS:
         return False
     return looks_secret(value, MIN_LEN, shape=False)
 
@@ -98,6 +105,6 @@ def config_value(buf: bytes, m, ctx) -> bool:
     """The ``config_entry`` check (see the module docstring)."""
     key = _KEY_ATTR.search(m.group(0))
     value = m.group(1)
-    if key is not None and _ENDS_PASSWORD.search(key.group(1)):
+    if key is not None and names_password(key.group(1)):
         return password_word(value)
     return looks_secret(value)

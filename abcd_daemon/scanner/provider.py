@@ -45,7 +45,7 @@ from pathlib import Path
 import msgspec
 
 from . import ruleset_cache
-from .gate import class_end
+from .gate import syntax
 from .literals import required_literals
 from .rules import HARD, WARN, Rule
 
@@ -209,30 +209,21 @@ def uncapture_names(pattern: str) -> str:
     them is never read as a group."""
     stack: list[tuple[int, int] | None] = []
     rewrites: list[tuple[int, int]] = []  # (offset of "(", offset of its body): replaced by "(?:"
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = class_end(pattern, i)
-            if i < 0:
-                return pattern  # an unclosed class: RE2 refuses the pattern anyway
-            continue
-        if c == "(":
-            if pattern.startswith("(?P<", i) or (pattern.startswith("(?<", i) and pattern[i + 3 : i + 4] not in ("=", "!")):
-                body = pattern.index(">", i) + 1
-                stack.append((i, body))
-            elif pattern.startswith("(?", i):
-                stack.append(None)
-            else:
-                stack.append((i, i + 1))
-        elif c == ")" and stack:
-            group = stack.pop()
-            if group is not None and _NAME_GROUP_BODY.fullmatch(pattern, group[1], i):
-                rewrites.append(group)
-        i += 1
+    try:
+        for i, c in syntax(pattern):
+            if c == "(":
+                if pattern.startswith("(?P<", i) or (pattern.startswith("(?<", i) and pattern[i + 3 : i + 4] not in ("=", "!")):
+                    stack.append((i, pattern.index(">", i) + 1))
+                elif pattern.startswith("(?", i):
+                    stack.append(None)
+                else:
+                    stack.append((i, i + 1))
+            elif c == ")" and stack:
+                group = stack.pop()
+                if group is not None and _NAME_GROUP_BODY.fullmatch(pattern, group[1], i):
+                    rewrites.append(group)
+    except ValueError:
+        return pattern  # an unclosed class: RE2 refuses the pattern anyway
     for start, body in sorted(rewrites, reverse=True):
         pattern = pattern[:start] + "(?:" + pattern[body:]
     return pattern

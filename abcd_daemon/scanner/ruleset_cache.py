@@ -9,7 +9,7 @@ conversion code, so it is kept under the cache directory like the gate's databas
 Contract:
 - :func:`cache_key` names one conversion: the binary's path, size and mtime, the
   package's version, and the source of the modules that convert (``provider``,
-  ``literals``) — a reinstalled or upgraded package, or a changed conversion, is a
+  ``literals``, and ``gate``, whose regex reader ``provider`` uses) — a reinstalled or upgraded package, or a changed conversion, is a
   miss, never a stale hit;
 - :func:`load` answers the rules stored under a key, or None for a missing, foreign
   (not owner-only, not a regular file of ours: :mod:`abcd_daemon.fsio.cache_file`),
@@ -45,10 +45,10 @@ class _Cached(msgspec.Struct, array_like=True):
 
 @functools.lru_cache(maxsize=1)
 def _conversion_digest() -> bytes:
-    """What the conversion code is: a changed ``provider`` or ``literals`` misses."""
+    """What the conversion code is: a changed ``provider``, ``literals`` or ``gate`` misses."""
     here = Path(__file__).resolve().parent
     h = hashlib.sha256(_FORMAT)
-    for name in ("provider.py", "literals.py", "ruleset_cache.py"):
+    for name in ("provider.py", "literals.py", "gate.py", "ruleset_cache.py"):
         h.update((here / name).read_bytes())
     return h.digest()
 

@@ -71,12 +71,10 @@ _NAMED = re.compile(
 _NUMBERISH = re.compile(rb"[+-]?[0-9][0-9_.,:+eE/-]*[a-zA-Z]{0,3}")  # 1024, 1.2.3, 2024-01-01, 10ms
 _WORDISH = re.compile(rb"[A-Za-z][A-Za-z_.:/-]*")  # words, identifiers, slugs without a digit
 _CODE_REF = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(|\[|$)|.*\(\)?$|.*\[['\"]?$")
-#: A value led by an environment variable's expansion (``$BASE_URL/…``, ``$HOME:…``).
-_ENV_EXPANSION = re.compile(rb"\$[A-Z_][A-Z0-9_]+(?:[/:.]|$)")
 #: Values a password's name is often given that are not passwords: a path
 #: (``/en/…/auth``, ``~/.pw``), an AWS resource name, a CSS id selector without a
 #: digit (``#add-password``), an environment variable's expansion (``$BASE_URL/…``).
-_NOT_A_PASSWORD = re.compile(rb"(?:/|~/|\./)[^/]*/|arn:aws|#[A-Za-z][A-Za-z_\-]*$|" + _ENV_EXPANSION.pattern)
+_NOT_A_PASSWORD = re.compile(rb"(?:/|~/|\./)[^/]*/|arn:aws|#[A-Za-z][A-Za-z_\-]*$|\$[A-Z_][A-Z0-9_]+(?:[/:.]|$)")
 
 
 def not_a_password(value: bytes) -> bool:

@@ -12,13 +12,13 @@ a sentence, a client, a token's shape — is here.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 from collections.abc import Callable
 
 from . import network
-from .generic import SECRET_WORDS
+from .secret_names import names_no_secret
 from .password_place import config_value, names_password, password_place, password_word
+from .punctuated import PROSE as _PROSE, punctuated_value, quoted_value, reads_as_password
 from .shapes import bare_random, prefixed_body
 from .values import (DIGIT, HARNESS_ID_PREFIXES, PUBLIC_PREFIXES, bad_checksum, is_placeholder, looks_secret,
                      not_a_password, random_letters, random_shaped)
@@ -83,14 +83,17 @@ def secret_value(buf, m, ctx) -> bool:
     return looks_secret(m.group(1))
 
 
+_BLANK_IN = re.compile(rb"\s")
+
+
 def xml_secret(buf, m, ctx) -> bool:
-    """An element's value passes the gate; a braced one (Jenkins' ``{AQAAABAAA…}``,
-    which may hold blanks) by its longest word."""
+    """An element's value passes the gate or reads as a password of punctuation; a
+    braced one holding blanks (Jenkins' ``{AQAAABAAA …}``) is judged by its longest word."""
     value = m.group(1)
-    if value.startswith(b"{"):
+    if value.startswith(b"{") and _BLANK_IN.search(value):
         words = value[1:-1].split()
         return bool(words) and looks_secret(max(words, key=len))
-    return looks_secret(value)
+    return looks_secret(value) or reads_as_password(value, quoted=True)
 
 
 #: The identifier a prose rule's word ends (``public_key`` of ``public_key = …``).
@@ -100,6 +103,7 @@ _IDENT_BEFORE = re.compile(rb"[A-Za-z0-9_.\-]{1,64}$")
 _QUOTE_BYTES = (b'"', b"'", b"`")
 #: A setting (``sslmode=require``, ``charset=utf8``): a lower-case name, ``=``, a word.
 _PARAMETER = re.compile(rb"[a-z_][a-z0-9_]{2,}=[A-Za-z0-9_.\-]*")
+_QUERY_NEXT = re.compile(rb"&[A-Za-z_][\w.\-]*=")
 
 
 def prose_secret(buf, m, ctx) -> bool:
@@ -107,7 +111,8 @@ def prose_secret(buf, m, ctx) -> bool:
     least, so a pipe into ``sha256sum`` is not one): the value must also carry a digit or a symbol, and
     a word that ends an identifier (``public_key = …``, ``key_id: …``) is judged by
     that identifier's name, as an assignment is."""
-    value = m.group(1)
+    # (judged up to a query string's next pair: ``?payload=key = settings.KEY&ref=cli``)
+    value = _QUERY_NEXT.split(m.group(1), 1)[0]
     s = m.start()
     password = buf[s : s + 4].lower() == b"pass"
     if password and s and buf[s - 1 : s].isalnum():
@@ -121,24 +126,31 @@ def prose_secret(buf, m, ctx) -> bool:
     if b"|" in buf[m.start() : m.start(1)] and len(value) < 16:
         return False  # a shell pipe (``echo $token | sha256sum``), not a table's cell
     before = _IDENT_BEFORE.search(buf, max(0, s - 64), s)
-    return before is None or not _names_no_secret(before.group() + buf[s : m.start(1)])
+    return before is None or not names_no_secret(before.group() + buf[s : m.start(1)])
 
 
 #: The flag and at most a quote before the value: ``-pVALUE``, ``-p'VALUE'``.
 _GLUED_FLAG = re.compile(rb"-[paP]\\{0,3}[\"'`]?$")
 
 
+#: Clients whose ``-p``/``-a``/``-P`` flag takes nothing but a password, spaced or not
+#: (``psexec \\host -u admin -p dev_admin``); mysql's and psql's ``-p`` may not (a
+#: prompt before a database name; a port).
+_PASSWORD_ONLY_FLAG = re.compile(rb"(?i)sshpass|sqlcmd|mongo|redis-cli|psexec|paexec|[a-z]+ login")
+
+
 def cli_password(buf, m, ctx) -> bool:
     """A client's password flag: short passwords count, a port number does not. A
-    value glued to its flag is a password whatever its shape (``mysql -p app`` names
-    a database, ``-papp`` is a password), so only the shape gate's placeholders,
-    references and numbers (``psql -p5432``, a port) pass it."""
+    value glued to its flag, or after a client whose flag takes only a password, is a
+    password whatever its shape (``mysql -p app`` names a database, ``-papp`` is a
+    password), so only the shape gate's placeholders, references and numbers
+    (``psql -p5432``, a port) pass it."""
     g = next(i for i in (1, 2, 3) if m.start(i) >= 0)  # single-quoted, double-quoted or bare
     glued = _GLUED_FLAG.search(buf, m.start(), m.start(g)) is not None
-    return looks_secret(m.group(g), min_len=4, shape=not glued)
+    any_shape = glued or _PASSWORD_ONLY_FLAG.match(buf, m.start()) is not None
+    return looks_secret(m.group(g), min_len=4, shape=not any_shape)
 
 
-_PROSE = re.compile(rb"[A-Za-z]+(?: [A-Za-z]+)+")
 
 
 def literal_password(buf, m, ctx) -> bool:
@@ -180,23 +192,12 @@ def not_public(buf, m, ctx) -> bool:
     a word passes the value gate where its place says it is a password
     (``password_place``: a quoted literal, an environment line)."""
     name = buf[m.start() : m.start(1)]
-    if _names_no_secret(name) or _NEXT_NAME.fullmatch(m.group(1)):
+    if names_no_secret(name) or _NEXT_NAME.fullmatch(m.group(1)):
         return False
     if looks_secret(m.group(1)):
         return True
     s, e = m.start(), m.end(1)
     return password_place(name, m.group(1), buf[s - 1 : s] if s else b"", buf[e : e + 1])
-
-
-@functools.lru_cache(maxsize=4096)  # pure; a transcript repeats its names
-def _names_no_secret(name: bytes) -> bool:
-    """The name (with its separator) says the value is public, an id, or a file."""
-    bare = re.sub(rb"[^a-z0-9_]", b"", name.lower().split(b"=")[0].split(b":")[0].split(b"?")[0])
-    rest = _OTHER_WORDS.sub(b"", bare)
-    if rest != bare and not _SECRET_WORD.search(rest):
-        return True  # its secret word is part of another word (keyword, validKeyChars)
-    return bool(_PUBLIC_NAME.search(name) or bare.lstrip(b"_n") in _ID_NAMES or _FILE_NAME.search(name)
-                or _ID_SUFFIX.search(name.split(b"=")[0].split(b":")[0]))
 
 
 #: Flags named for a key whose value is an id, a server or a file (``gpg --recv-keys``).
@@ -219,33 +220,9 @@ def flag_value(buf, m, ctx) -> bool:
     return names_password(flag) and password_word(m.group(1))  # --http-password hopenobody…
 
 
-_FILE_NAME = re.compile(rb"\.[A-Za-z]{1,5}[\\\"'` \t]*[:=]")  # tokenizer.css: (grep output)
-#: Names that end by saying the value is an id, a name, a place or a size of the
-#: secret rather than the secret: ``credentialsId``, ``kms_key_id``, ``key_vault_name``,
-#: ``SECRET_NAME``, ``token_file``, ``api_key_path``, ``key_length``.
-_ID_WORDS = rb"(?:id|ids|name|names|file|path|dir|url|uri|type|length|len|size|count|version|ref|arn)"
-_ID_SUFFIX = re.compile(rb"(?:(?i:[_.\-]" + _ID_WORDS + rb")|(?<=[a-z])(?:Id|Ids|Name|Names|File|Path|Dir|Url|Uri|Type|"
-                        rb"Length|Size|Count|Version|Ref|Arn))[\\\"'`\]]*[ \t]*$")
-#: Secret-ish names that hold identifiers, not secrets.
-_ID_NAMES = frozenset({b"key", b"keys", b"primary_key", b"foreign_key", b"sort_key", b"cache_key", b"hash_key",
-                       b"partition_key", b"range_key", b"key_id", b"keyid", b"file_key", b"idempotency_key",
-                       b"api_version", b"api_url", b"api_base", b"author", b"authority", b"tokenizer",
-                       b"token_type", b"auth_type", b"key_name", b"keyname", b"primarykey", b"foreignkey",
-                       b"sortkey", b"hashkey", b"partitionkey", b"rangekey", b"cachekey", b"bucket_key", b"bucketkey",
-                       b"schemakey", b"schema_key", b"issuerkeyhash", b"issuer_key_hash"})
-_SECRET_WORD = re.compile("|".join(SECRET_WORDS).encode())
-#: Words that hold a secret word without naming a secret (``keyword``, ``keyPressed``).
-_OTHER_WORDS = re.compile(rb"(?i)key(?:words?|board|stroke|press(?:ed)?|down|up|frames?|space|ring|map|bind(?:ing)?s?|"
-                          rb"codes?|chars?|str|_down_event)|(?:mon|tur|don|hoc|joc|whis)key|compass|bypass|passenger|passage|"
-                          rb"author(?:s|ity|ization_url)?")
-
-
 def cookie_value(buf, m, ctx) -> bool:
     """A cookie header with at least one value that passes the secret gate."""
     return any(looks_secret(v) for v in re.findall(rb"=([^;\s]{8,})", m.group(1)))
-
-
-_PUBLIC_NAME = re.compile(rb"(?i)public|pub[_-]?key|publishable")
 
 
 CHECKS: dict[str, Callable] = {
@@ -255,6 +232,8 @@ CHECKS: dict[str, Callable] = {
     "cookie_value": cookie_value,
     "not_public": not_public,
     "flag_value": flag_value,
+    "punctuated_value": punctuated_value,
+    "quoted_value": quoted_value,
     "secret_value": secret_value,
     "xml_secret": xml_secret,
     "prose_secret": prose_secret,

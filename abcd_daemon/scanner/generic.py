@@ -40,24 +40,12 @@ import dataclasses
 
 from .gate import word_prefix_except
 from .forms import FORM_RULES
+from .punctuated import PUNCTUATED_RULES
 from .rules import GENERIC_SOURCE, WARN, Rule
+from .secret_names import NAME, NAME_KEYWORDS, QUOTE, SEGMENT, SEP, WORDS
 from .shapes import MAX_BARE, MIN_BARE
 from .values import HARNESS_ID_PREFIXES
 
-#: The words that make a name secret-ish (lower-case; matched case-insensitively).
-SECRET_WORDS = ("key", "token", "secret", "pass", "pwd", "cred", "auth", "api", "psk")
-_WORDS = "(?:" + "|".join(SECRET_WORDS) + ")"
-#: Short words that make a name secret-ish only as a whole segment of it
-#: (``azure_devops_pat``, ``--ext-pat``; never ``path`` or ``compat``).
-SEGMENT_WORDS = ("pat", "pin", "otp", "pw")
-_SEGMENT = "(?:" + "|".join(SEGMENT_WORDS) + ")"
-_SEG = r"[_.\-]"
-_NAME = (r"(?:[a-z0-9_.\-]{0,64}" + _WORDS + r"[a-z0-9_.\-]{0,64}"
-         r"|(?:[a-z0-9_.\-]{0,64}" + _SEG + r")?" + _SEGMENT + r"(?:" + _SEG + r"[a-z0-9_.\-]{0,64})?)")
-#: Keywords of the segment words: the word and a separator on either side.
-_SEGMENT_KEYS = tuple(f"{sep}{w}" for w in SEGMENT_WORDS for sep in "_-.") + tuple(
-    f"{w}{sep}" for w in SEGMENT_WORDS for sep in "_-")
-_Q = r"""(?:\\{0,3}["'`])?"""  # a quote, plain or JSON-escaped up to three times
 #: A value: 6+ bytes up to a blank, a quote or code punctuation; a bracket only inside
 #: it (Azure's older client secrets hold ``[`` and ``]``; ``keys[0]`` is judged by
 #: what precedes its bracket, ``values.looks_secret``).
@@ -74,7 +62,7 @@ _TOKEN_BODY = r"[A-Za-z0-9][a-z0-9_\-]*[A-Z][A-Za-z0-9_\-]*[A-Za-z0-9]"  # prefi
 GENERIC_RULES: tuple[Rule, ...] = (
     Rule(
         name="auth_header", kind="secret:auth_header", severity=WARN, keywords=("authorization",),
-        regex=r"(?i)(?:proxy-)?authorization" + _Q + r"[ \t]{0,4}[:=][ \t]{0,4}" + _Q
+        regex=r"(?i)(?:proxy-)?authorization" + QUOTE + r"[ \t]{0,4}[:=][ \t]{0,4}" + QUOTE
               + r"(?:(?:bearer|basic|token|bot|digest|apikey|api-key|api-token|sso-key|key|negotiate|hmac|splunk|ghp|ssws|"
                 r"aws4-hmac-sha256)[ \t]+)?([A-Za-z0-9._~+/:,=\-]{8,})",
         group=1, reach=4200, boundary="", check="secret_value", source=GENERIC_SOURCE,
@@ -83,10 +71,10 @@ GENERIC_RULES: tuple[Rule, ...] = (
         negative=("Authorization: Bearer $TOKEN", "authorization: required", "Authorization: Bearer <token>"),
     ),
     Rule(
-        name="secret_assignment", kind="secret:assignment", severity=WARN, keywords=SECRET_WORDS + _SEGMENT_KEYS,
+        name="secret_assignment", kind="secret:assignment", severity=WARN, keywords=NAME_KEYWORDS,
         # (``\]?``: a subscript, ``app.config["SECRET_KEY"] = "v"``)
         # (up to 40 blanks around the operator: gofmt and YAML align a block's columns)
-        regex=r"(?i)" + _NAME + _Q + r"\]?[ \t]{0,40}(?:=>|:=|\+=|\?=|=|:)[ \t]{0,40}" + _Q
+        regex=r"(?i)" + NAME + QUOTE + r"\]?[ \t]{0,40}(?:=>|:=|\+=|\?=|=|:)[ \t]{0,40}" + QUOTE
               + r"(?:(?:basic|bearer|token|bot)[ \t]+)?" + _VALUE,
         group=1, back=80, reach=420, boundary="", check="not_public", source=GENERIC_SOURCE, search="neighbourhood",
         positive=("DB_PASS=hunter2-Xk29!q", f"export STRIPE_KEY={_A40}", f'{{"api_key": "{_A40}"}}',
@@ -104,9 +92,9 @@ GENERIC_RULES: tuple[Rule, ...] = (
                   "primaryKey=Ly=JjAR=QP6IkpFGVrdYefAtOT3=iN", "api_key=keys[0]", "token = tokens[i]", 'keyword: "Befaehigung_P2"', "KeyPair = X25519.KeyPair", 'DEPLOY_PUBLIC_KEY="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIfGPvGHRPDUW"', "API_KEY=%API_KEY%"),
     ),
     Rule(
-        name="secret_flag", kind="secret:flag", severity=WARN, keywords=SECRET_WORDS + _SEGMENT_KEYS,
-        regex=r"(?i)--?(?:[a-z0-9_.\-]{0,40}" + _WORDS + r"[a-z0-9_.\-]{0,40}|(?:[a-z0-9_.\-]{0,40}" + _SEG + r")?"
-              + _SEGMENT + r"(?:" + _SEG + r"[a-z0-9_.\-]{0,40})?)[ \t]+" + _Q + _VALUE,
+        name="secret_flag", kind="secret:flag", severity=WARN, keywords=NAME_KEYWORDS,
+        regex=r"(?i)--?(?:[a-z0-9_.\-]{0,40}" + WORDS + r"[a-z0-9_.\-]{0,40}|(?:[a-z0-9_.\-]{0,40}" + SEP + r")?"
+              + SEGMENT + r"(?:" + SEP + r"[a-z0-9_.\-]{0,40})?)[ \t]+" + QUOTE + _VALUE,
         group=1, back=48, reach=380, boundary="", check="flag_value", source=GENERIC_SOURCE, search="neighbourhood",
         positive=(f"deploy --api-token {_A40}", "vault login --password 'Tr0ub4dor-77x'"),
         negative=("--token-file ~/.config/x", "--auth-type basic", "--api-version 2024-01-01", "--password-stdin",
@@ -116,11 +104,12 @@ GENERIC_RULES: tuple[Rule, ...] = (
         name="cli_password", kind="secret:cli_password", severity=WARN, keywords=_CLIENTS,
         # (a quoted password runs to its closing quote: ``-p '^PMes=F&I%#77&'``)
         regex=r"(?i)(?:" + "|".join(_CLIENTS) + r")[a-z0-9_-]*[^\n|;&]{0,200}?[ \t](?:-p|-a|-P)[ \t]?"
-              + r"""(?:'([^'\\\n]{4,128})'|"([^"\\\n]{4,128})"|""" + _Q + r"""([^\s"'`\\|;&]{4,128}))""",
+              + r"""(?:'([^'\\\n]{4,128})'|"([^"\\\n]{4,128})"|""" + QUOTE + r"""([^\s"'`\\|;&]{4,128}))""",
         group=1, reach=420, boundary="word", check="cli_password", source=GENERIC_SOURCE,
         positive=("mysql -u root -pZq8mR2kW4 app", "sshpass -p 'Tr0ub4dor77' ssh host", "redis-cli -a s3cr3tPw9 ping",
                   "docker login -u me -p 'We7rT!x9q' ghcr.io", "docker login -u deploy -p '^PMes=F&I%#77&' r.io",
-                  "mysql -u root -pRcYpIffRWGpCnc app", "mysql -uroot -p'CorrectHorseBattery' app"),
+                  "mysql -u root -pRcYpIffRWGpCnc app", "mysql -uroot -p'CorrectHorseBattery' app",
+                  "cmd.exe /C PSEXEC \\\\10.0.94.120 -u Administrator -p dev_admin CMD /C ECHO"),
         negative=("mysql -u root -p app", "mysql -P 3306 -h db", "docker run -p 8080:80 nginx", "psql -p 5432 -U app", "psql -p5432 -U app",
                   "mysql -u root -p$MYSQL_PWD app", "mysql -uroot -p'${DB_PASSWORD}' app", "mysql -u root -pxxxx app"),
     ),
@@ -139,7 +128,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
               r"|[ \t]*\|[ \t]*)"
               # ``token - 'v'``: a dash says it only before a quoted value
               r"|(?:password|" + _PROSE_NAMES + r")[ \t]+-[ \t]+[\"'`])"
-              r"(?:now[ \t]+|set[ \t]+to[ \t]+)?" + _Q
+              r"(?:now[ \t]+|set[ \t]+to[ \t]+)?" + QUOTE
               + r"([^\s\"'`\\]{5,511}[^\s\"'`\\.,;:!?)])",
         group=1, back=24, reach=200, boundary="", check="prose_secret", source=GENERIC_SOURCE,
         positive=("the password is hunter2-Xk29!q", f"my API key is {_A40}", "token was Zq8mR2kW4xT7.",
@@ -148,7 +137,8 @@ GENERIC_RULES: tuple[Rule, ...] = (
         negative=("the token is valid", "the password is required.", "the key is `config.api_key`",
                   "public_key = Zq8mR2kW4xT7pL9sYf", "key_id: AKIDZq8mR2kW4xT7pL9s",
                   "refresh the token - k0lj2mwl8n3ztmrivlpbc7obk914sj", "a key - 'value'",
-                  "| token | string | required |", "| api_key | your API key |", "echo $token | sha256sum"),
+                  "| token | string | required |", "| api_key | your API key |", "echo $token | sha256sum",
+                  "GET /echo?payload=the key = settings.SECRET_KEY&ref=cli"),
     ),
     Rule(
         # A token that announces itself by shape: a short lower/upper prefix and a
@@ -222,7 +212,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
     Rule(
         # A Cookie header: its values are sessions. The whole value is masked.
         name="cookie_header", kind="secret:cookie", severity=WARN, keywords=("cookie",),
-        regex=r"(?i)(?:set-)?cookie" + _Q + r"[ \t]{0,4}:[ \t]{0,4}" + _Q + r"""([^\n"'\\]{16,})""",
+        regex=r"(?i)(?:set-)?cookie" + QUOTE + r"[ \t]{0,4}:[ \t]{0,4}" + QUOTE + r"""([^\n"'\\]{16,})""",
         group=1, reach=4200, boundary="word", check="cookie_value", source=GENERIC_SOURCE,
         positive=("Cookie: sessionid=huwfmu6pqru3a8sxw9pd0dis4at8ehp5; csrftoken=DDnY8MUafYp1HcJj2j7iGBiRoBfvGWG5",),
         negative=("cookie: see the docs for how sessions work",),
@@ -253,15 +243,21 @@ GENERIC_RULES: tuple[Rule, ...] = (
         # An XML element named for a secret (Maven's settings.xml, .NET and Java
         # configs): <password>…</password>, <apiKey>…</apiKey>, <ns:clientSecret>.
         name="xml_secret_element", kind="secret:xml_element", severity=WARN,
-        keywords=("password>", "passwd>", "pwd>", "secret>", "token>", "apikey>", "api_key>", "accesskey>",
-                  "access_key>", "privatekey>", "private_key>", "credential>", "credentials>"),
-        regex=r"(?i)<[a-z0-9_.:\-]{0,40}(?:password|passwd|pwd|secret|token|api_?key|access_?key|private_?key|"
+        keywords=("password", "passwd", "pwd", "secret", "token", "apikey", "api_key", "accesskey",
+                  "access_key", "privatekey", "private_key", "credential"),
+        # (blanks around the name and the value, a suffix after the word: ``< the_password_tag > v </``;
+        # an element's text may hold ``>``, never ``<``)
+        regex=r"(?i)<[ \t]?[a-z0-9_.:\-]{0,40}(?:password|passwd|pwd|secret|token|api_?key|access_?key|private_?key|"
               # (a braced value may hold blanks: Jenkins' ``{AQAAABAAA…}`` secrets)
-              r"credentials?)>([^<>\s\"'`\\]{4,256}|\{[^<>{}\"'`\\]{4,256}\})</",
+              r"credentials?)[a-z0-9_.:\-]{0,40}[ \t]?>[ \t]?([^<\s\"'`\\]{4,256}|\{[^<>{}\"'`\\]{4,256}\})[ \t]?</",
+        # (its gate: the tag and the value's first byte, the repeats unbounded — a superset, faster)
+        gate=r"(?i)<[ \t]?[a-z0-9_.:\-]*(?:password|passwd|pwd|secret|token|api_?key|access_?key|private_?key|"
+             r"credential)[a-z0-9_.:\-]*[ \t]?>[ \t]?[^<\s\"'`\\]",
         group=1, back=64, reach=320, boundary="", check="xml_secret", source=GENERIC_SOURCE,
         positive=("<password>Sg4Mu8vR1oCZ29kf</password>", "<server><id>nexus</id><password>YfKlcxDMPYIyOZcN</password>",
                   '<add key="x"/><clientSecret>q3IEZYdwomhI40hkpY</clientSecret>',
-                  "<secret>{AQAAABAAA zgtj0q3v38u4pthc6nmy02n60bj244u5}</secret>"),
+                  "<secret>{AQAAABAAA zgtj0q3v38u4pthc6nmy02n60bj244u5}</secret>",
+                  "< the_password_tag > m{{h}o)p${e]nob(ody[finds>-_$#thisone}} </the_password_tag>"),
         negative=("<password>${env.NEXUS_PASSWORD}</password>", "<token>true</token>", "<apiKey>your-api-key</apiKey>",
                   "<key>CFBundleName</key>", "<token>{ some text here }</token>"),
     ),
@@ -281,7 +277,7 @@ _VALUE_GATE = r"""[^\s"'`\\,;<>(){}&|]*[^\s"'`\\,;<>(){}\[\]&|*]"""
 GENERIC_RULES = tuple(
     dataclasses.replace(r, gate=r.regex[: -len(_VALUE)] + _VALUE_GATE) if r.regex.endswith(_VALUE) and not r.gate
     else r for r in GENERIC_RULES
-) + FORM_RULES  # (the forms code and credential files give a secret: ``forms``)
+) + FORM_RULES + PUNCTUATED_RULES  # (the forms code gives a secret: ``forms``; punctuated values: ``punctuated``)
 
 #: Kinds whose value is starred end to end (its name still matches after masking).
 WHOLE_STAR = frozenset(r.kind for r in GENERIC_RULES if r.kind.startswith("secret:"))

@@ -51,8 +51,12 @@ VIEW_TRIGGERS: tuple[bytes, ...] = (
     + FORM_TRIGGERS
 )
 
-#: Per-allowed-set automata kept at most (a scanner sees few distinct sets).
+#: Keyword automata kept at most, one per distinct set of keywords a gate line needs
+#: (a scanner sees few: the rules of a line share their keywords).
 _MAX_SETS = 256
+#: Owner lists kept at most, one per distinct set of rules a gate line allows (each
+#: a few tuples: cheap to keep many, and a transcript's lines make hundreds).
+_MAX_OWNER_SETS = 8192
 #: A gate line: ``(line_start, line_end, allowed gate positions)``.
 GateLine = tuple[int, int, frozenset[int]]
 
@@ -69,7 +73,7 @@ class Prefilter:
     in ``rank`` order (a rule's rank by its index; default: the index itself)."""
 
     __slots__ = ("_always", "_always_owners", "_always_mixed", "_gated", "_gated_words", "_gated_owners",
-                 "_gate_pos", "_keyworded", "_by_set", "_words_at", "_overlap")
+                 "_gate_pos", "_keyworded", "_by_set", "_by_words", "_words_at", "_overlap")
 
     def __init__(self, keywords_per_rule: Sequence[Sequence[bytes]], gated: dict[int, int] | None = None,
                  rank: Sequence[int] | None = None) -> None:
@@ -97,6 +101,7 @@ class Prefilter:
         self._gated_words = by_gate
         self._gated_owners = [tuple(dict.fromkeys(owners[p])) for p in by_gate]
         self._by_set: dict[frozenset[int], tuple] = {}
+        self._by_words: dict[tuple[int, ...], object] = {}
         self._gate_pos = dict(gated)
         #: gate positions of the rules with a keyword in the gated automaton
         self._keyworded = frozenset(gated[ci] for o in self._gated_owners for ci in o)
@@ -162,20 +167,22 @@ class Prefilter:
 
     def _for(self, allowed: frozenset[int]):
         """The automaton of the gated keywords owned by a rule at a position in
-        ``allowed``, each with those owners only (built once per set, cached)."""
+        ``allowed``, each with those owners only (cached per set; the automaton,
+        the costly part, per set of keywords, which many sets share)."""
         got = self._by_set.get(allowed)
         if got is None:
             pos = self._gate_pos
-            patterns: list[bytes] = []
-            owners: list[tuple[int, ...]] = []
-            words = sorted({wi for j in allowed for wi in self._words_at.get(j, ())})
-            for wi in words:
-                mine = tuple(ci for ci in self._gated_owners[wi] if pos[ci] in allowed)
-                if mine:
-                    patterns.append(self._gated_words[wi])
-                    owners.append(mine)
-            got = (_automaton(patterns), owners)
-            if len(self._by_set) >= _MAX_SETS:
+            # (every word here has an owner at a position in ``allowed``: its owners' list is never empty)
+            words = tuple(sorted({wi for j in allowed for wi in self._words_at.get(j, ())}))
+            owners = [tuple(ci for ci in self._gated_owners[wi] if pos[ci] in allowed) for wi in words]
+            ac = self._by_words.get(words)
+            if ac is None:
+                ac = _automaton([self._gated_words[wi] for wi in words])
+                if len(self._by_words) >= _MAX_SETS:
+                    self._by_words.clear()
+                self._by_words[words] = ac
+            got = (ac, owners)
+            if len(self._by_set) >= _MAX_OWNER_SETS:
                 self._by_set.clear()
             self._by_set[allowed] = got
         return got

@@ -65,9 +65,33 @@ _YAML_TAG = re.compile(rb"(?i)!(?:vault|unsafe|ref|sub|getatt|join|select|split|
 #: Matched against the lower-cased value (faster than an ``(?i)`` search).
 _NAMED = re.compile(
     rb"example|placeholder|your[_-]|your(?:own)?(?:api|access|secret|auth|app|token|key|pass|client|private)"
-    rb"|changeme|change[_-]me|dummy|fake|redacted|replace[_-]?me|insert[_-]|<[^>]{1,64}>|\$\{[^}]{1,64}\}"
-    rb"|\{\{[^}]{0,64}\}\}|%\([a-z_]+\)s|^\$[A-Za-z_][A-Za-z0-9_]*$|^%[A-Za-z_][A-Za-z0-9_]*%$|^xxx|xxxx|\.\.\.|\xe2\x80\xa6"
+    rb"|changeme|change[_-]me|dummy|fake|redacted|replace[_-]?me|insert[_-]|<[^>]{1,64}>"
+    rb"|%\([a-z_]+\)s|^\$[A-Za-z_][A-Za-z0-9_]*$|^%[A-Za-z_][A-Za-z0-9_]*%$|^xxx|xxxx|\.\.\.|\xe2\x80\xa6"
 )
+#: A template reference's body: ``${…}``, Ruby's ``#{…}`` and ``{{…}}`` (matched lower-case). It is a
+#: reference only if that body is a well-formed expression (:func:`balanced`):
+#: ``${DB_PASSWORD}``, ``${{ secrets.X }}``, ``{{ vault[\"k\"] }}`` are; the ``${e]nob(ody…}``
+#: inside a punctuation-heavy password is not.
+_TEMPLATE = re.compile(rb"[$#]\{\{?([^}]{1,64})\}|\{\{([^}]{0,64})\}\}")
+_OPENERS, _CLOSERS = b"([{", b")]}"
+
+
+def balanced(body: bytes) -> bool:
+    """Every bracket in ``body`` closes in order and none is left open (quotes are
+    not brackets): what any expression inside a template reference is."""
+    stack = []
+    for b in body.translate(None, bytes(c for c in range(256) if c not in b"()[]{}")):
+        i = _OPENERS.find(b)
+        if i >= 0:
+            stack.append(i)
+        elif not stack or stack.pop() != _CLOSERS.index(b):
+            return False
+    return not stack
+
+
+def _templated(lowered: bytes) -> bool:
+    """``lowered`` holds a template reference whose body is well-formed."""
+    return any(balanced(m.group(1) if m.group(1) is not None else m.group(2)) for m in _TEMPLATE.finditer(lowered))
 _NUMBERISH = re.compile(rb"[+-]?[0-9][0-9_.,:+eE/-]*[a-zA-Z]{0,3}")  # 1024, 1.2.3, 2024-01-01, 10ms
 _WORDISH = re.compile(rb"[A-Za-z][A-Za-z_.:/-]*")  # words, identifiers, slugs without a digit
 _CODE_REF = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(|\[|$)|.*\(\)?$|.*\[['\"]?$")
@@ -117,7 +141,8 @@ def is_placeholder(value: bytes) -> bool:
         pw = pair.group(1)
         if pw.strip(b"$[]<>{}()'\"").lower() in _SELF_NAMES or pw[:1] == b"$" or pw == pair.group(0).split(b":")[0].lstrip(b"/"):
             return True  # user:password, $USER:$PASS, neo4j:[PASSWORD], test:test
-    return _NAMED.search(value.lower()) is not None or bad_checksum(value)
+    lowered = value.lower()
+    return _NAMED.search(lowered) is not None or _templated(lowered) or bad_checksum(value)
 
 
 #: GitHub's and npm's token format: a prefix, 30 random base62 bytes, then the
@@ -188,17 +213,19 @@ def random_letters(v: bytes) -> bool:
 
 
 @functools.lru_cache(maxsize=8192)  # pure; rules that share a value ask twice
-def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True) -> bool:
+def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True, subscript: bool = True) -> bool:
     """The generic gate: ``value`` (taken after a secret-ish name) is worth masking.
     ``shape=False`` is for a context that says the value is a password whatever it
     looks like (``mysql -pVALUE``): only placeholders, literals, numbers, paths,
-    references and runs of one or two characters pass; a word is masked."""
+    references and runs of one or two characters pass; a word is masked.
+    ``subscript=False``: a bracket is not read as a subscript (the caller has
+    already told code from a value, ``punctuated``)."""
     v = value.strip(b"'\"`")
     if b"%" in v:  # judged as it reads: a percent-encoded ${VAR} is still a reference
         v = urllib.parse.unquote_to_bytes(v)
-    if b"[" in v or b"]" in v:  # a subscript (``keys[0]``) is judged by what precedes it
+    if subscript and (b"[" in v or b"]" in v):  # a subscript (``keys[0]``) is judged by what precedes it
         head = _BRACKET.split(v, 1)[0]
-        if not looks_secret(head, min_len, shape=shape):
+        if not looks_secret(head, min_len, shape=shape):  # (subscript: this head has no bracket)
             return False
     if len(v) < min_len or is_placeholder(v) or v.lower() in _LITERALS:
         return False

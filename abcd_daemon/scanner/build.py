@@ -36,7 +36,7 @@ from .rules import SEVERITY_RANK, Rule
 
 #: Our own detectors' version: bump it when a bundled or generic rule changes, so
 #: ``abcd history rescan`` knows which records an older table redacted.
-OWN_RULES_VERSION = 10
+OWN_RULES_VERSION = 11
 
 _ADDITION_KEYS = frozenset({"name", "kind", "severity", "keywords", "regex", "examples", "description"})
 _NAME = re.compile(r"[A-Za-z0-9_.:-]{1,64}")

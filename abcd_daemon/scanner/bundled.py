@@ -215,11 +215,13 @@ BUNDLED_RULES: tuple[Rule, ...] = (
         # Beyond the reference: credentials in a URL's userinfo (scheme://user:pass@host).
         name="url_credentials", kind="secret:url_credentials", severity=HARD, keywords=("://",),
         # (a scheme of up to 32: ``postgresql+psycopg2``; the password runs to the last
-        # ``@`` before the host, so one holding an ``@`` is masked whole)
-        regex=r"[A-Za-z][A-Za-z0-9+.-]{0,31}:(?:\\*/){2}[^\s/:@\"'<>\\]{1,128}:([^\s/\"'<>\\]{3,256})@",
+        # ``@`` before the host, so one holding an ``@`` is masked whole; the user may
+        # be empty: ``redis://:v@host``)
+        regex=r"[A-Za-z][A-Za-z0-9+.-]{0,31}:(?:\\*/){2}[^\s/:@\"'<>\\]{0,128}:([^\s/\"'<>\\]{3,256})@",
         group=1, anchor="A-Za-z0-9+.-", back=32, check="url_password",
         positive=("postgres://app:Sup3rS3cret@db.internal:5432/app", "https://bob:tok3n-xyz@git.corp.dev/x.git",
-                  "postgresql+psycopg2://app:Su7rK!x21@localhost/db", "https://deploy:D@3kQ9wM@pypi.example.com/simple"),
+                  "postgresql+psycopg2://app:Su7rK!x21@localhost/db", "https://deploy:D@3kQ9wM@pypi.example.com/simple",
+                  "redis://:Xk29qLm7Tz4vBn8R@redis.example.com:6379/0"),
         negative=("https://github.com/owner/repo", "postgres://app:${PASSWORD}@db/app", "http://u:***@h"),
     ),
     Rule(

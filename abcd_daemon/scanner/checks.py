@@ -16,9 +16,11 @@ import re
 from collections.abc import Callable
 
 from . import network
+from .declared import declared_value
+from .rules import value_group
 from .secret_names import names_no_secret
-from .password_place import config_value, names_password, password_place, password_word
-from .punctuated import PROSE as _PROSE, punctuated_value, quoted_value, reads_as_password
+from .password_place import config_value, line_password, names_password, password_place, password_word
+from .punctuated import CODE, PROSE as _PROSE, punctuated_value, quoted_value, reads_as_password
 from .shapes import bare_random, prefixed_body
 from .values import (DIGIT, HARNESS_ID_PREFIXES, PUBLIC_PREFIXES, bad_checksum, is_placeholder, looks_secret,
                      not_a_password, random_letters, random_shaped)
@@ -119,6 +121,8 @@ def prose_secret(buf, m, ctx) -> bool:
         return False  # ``mypassword sslmode=…``: the end of another word, no sentence
     if _PARAMETER.fullmatch(value):
         return False  # ``… password sslmode=require``: the next setting, not the password
+    if CODE.match(value) or (_CONSTANT.fullmatch(value) and buf[m.start(1) - 1 : m.start(1)] not in _QUOTE_BYTES):
+        return False  # ``token = get_token(user)``, ``token = TEST_DATA_BASE64``: code, not a sentence
     if password and buf[m.start(1) - 1 : m.start(1)] in _QUOTE_BYTES and password_word(value):
         return True  # the password is 'blooberry': a quoted word is the password itself
     if not (looks_secret(value) and re.search(rb"[0-9]|[^A-Za-z0-9]", value) is not None):
@@ -136,7 +140,7 @@ _GLUED_FLAG = re.compile(rb"-[paP]\\{0,3}[\"'`]?$")
 #: Clients whose ``-p``/``-a``/``-P`` flag takes nothing but a password, spaced or not
 #: (``psexec \\host -u admin -p dev_admin``); mysql's and psql's ``-p`` may not (a
 #: prompt before a database name; a port).
-_PASSWORD_ONLY_FLAG = re.compile(rb"(?i)sshpass|sqlcmd|mongo|redis-cli|psexec|paexec|[a-z]+ login")
+_PASSWORD_ONLY_FLAG = re.compile(rb"(?i)sshpass|sqlcmd|mongo|redis-cli|psexec|paexec|user(?:add|mod)|[a-z]+ login")
 
 
 def cli_password(buf, m, ctx) -> bool:
@@ -145,7 +149,7 @@ def cli_password(buf, m, ctx) -> bool:
     password whatever its shape (``mysql -p app`` names a database, ``-papp`` is a
     password), so only the shape gate's placeholders, references and numbers
     (``psql -p5432``, a port) pass it."""
-    g = next(i for i in (1, 2, 3) if m.start(i) >= 0)  # single-quoted, double-quoted or bare
+    g = value_group(m)  # single-quoted, double-quoted or bare
     glued = _GLUED_FLAG.search(buf, m.start(), m.start(g)) is not None
     any_shape = glued or _PASSWORD_ONLY_FLAG.match(buf, m.start()) is not None
     return looks_secret(m.group(g), min_len=4, shape=not any_shape)
@@ -156,8 +160,9 @@ def cli_password(buf, m, ctx) -> bool:
 def literal_password(buf, m, ctx) -> bool:
     """A value whose place says it is a password (a call's or a statement's literal,
     a credential file's field): masked whatever its shape, unless it is a
-    placeholder, a reference, a number, a path or words of prose."""
-    v = m.group(1)
+    placeholder, a reference, a number, a path or words of prose. The value is the
+    first capture group that took part (a rule may spell it quoted or bare)."""
+    v = m.group(value_group(m))
     return looks_secret(v, min_len=4, shape=False) and _PROSE.fullmatch(v) is None
 
 
@@ -183,6 +188,12 @@ def token_shaped(buf, m, ctx) -> bool:
 
 #: The next line's name, read as the value of an empty one (``GITHUB_API_KEY=\n
 #: DYNATRACE_API_KEY=``: the escaped newline is a blank in the spaced copy).
+#: Maven-style coordinates ending in a version (``gax:2.16.0``, ``bigquery:v2-rev2022-1.32.1``).
+_VERSIONED = re.compile(rb"[A-Za-z][\w.\-]*:v?[0-9][\w.\-]*\.[0-9]+")
+#: An unquoted constant's name (``TEST_ANOTHER_DATA_BASE64``): two words of capitals at least.
+_CONSTANT = re.compile(rb"_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_[A-Z]{3,}[A-Z0-9]*(?:_[A-Z0-9]+)*|_?[A-Z]{3,}(?:_[A-Z0-9]+)+")
+#: A setting as a value: a lower-case name, ``=``, a word (never base64's ``…=`` padding).
+_SETTING = re.compile(rb"[a-z_][a-z0-9_]{2,}=[A-Za-z_][A-Za-z0-9_.\-]*")
 _NEXT_NAME = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[:=]|[a-z][a-z0-9]*(?:\.[a-z][a-z0-9]*)+[:=]")
 
 
@@ -192,12 +203,19 @@ def not_public(buf, m, ctx) -> bool:
     a word passes the value gate where its place says it is a password
     (``password_place``: a quoted literal, an environment line)."""
     name = buf[m.start() : m.start(1)]
-    if names_no_secret(name) or _NEXT_NAME.fullmatch(m.group(1)):
-        return False
-    if looks_secret(m.group(1)):
-        return True
+    value = m.group(1)
     s, e = m.start(), m.end(1)
-    return password_place(name, m.group(1), buf[s - 1 : s] if s else b"", buf[e : e + 1])
+    if names_no_secret(name) or _NEXT_NAME.fullmatch(value) or _SETTING.fullmatch(value) or _VERSIONED.fullmatch(value):
+        return False  # (``authn_dbd_params => 'host=db_host …'``: a setting; ``api:api-common:2.1.1``: a version)
+    if buf[e : e + 1] == b"(" or (name[-1:] in b" \t" and _CONSTANT.fullmatch(value)):
+        # ``key: _GetAutodeleteOrNone(p)``, ``cred.token = TEST_DATA_BASE64``: code (an
+        # environment or .npmrc line, ``_authToken=CUSTOM_TOKEN_123``, has no blank)
+        return False
+    if looks_secret(value):
+        return True
+    if s and buf[s - 1] == 0x2F:  # ``'/forgot-password' => "…"``: a route's path, not a name
+        return False
+    return password_place(name, value, buf[s - 1 : s] if s else b"", buf[e : e + 1])
 
 
 #: Flags named for a key whose value is an id, a server or a file (``gpg --recv-keys``).
@@ -233,6 +251,7 @@ CHECKS: dict[str, Callable] = {
     "not_public": not_public,
     "flag_value": flag_value,
     "punctuated_value": punctuated_value,
+    "declared_value": declared_value,
     "quoted_value": quoted_value,
     "secret_value": secret_value,
     "xml_secret": xml_secret,
@@ -240,6 +259,7 @@ CHECKS: dict[str, Callable] = {
     "cli_password": cli_password,
     "literal_password": literal_password,
     "config_value": config_value,
+    "line_password": line_password,
     "seed_words": seed_words,
     "rp_session_key": rp_session_key,
     "sk_generic": sk_generic,

@@ -13,6 +13,8 @@ Rules (all RE2, linear time):
   getter's argument, ``getToken("refresh")``, is a word);
 - ``credential_pair``: ``NetworkCredential("user", "v")``, ``HTTPBasicAuth(u, "v")``,
   ``auth=("user", "v")`` — the second of a user/password pair;
+- ``directory_entry``: ``DirectoryEntry("LDAP://…", "user", "v")`` — the third of a triple;
+- ``wallet_key``: ``new ethers.Wallet("0x<64 hex>")`` — a wallet's private key;
 - ``define_secret``: PHP ``define('DB_PASSWORD', 'v')``, WordPress's ``AUTH_KEY`` salts;
 - ``property_secret``: C# ``public string Password { get; set; } = "v";``;
 - ``secure_string``: PowerShell ``ConvertTo-SecureString "v" -AsPlainText``;
@@ -21,6 +23,8 @@ Rules (all RE2, linear time):
 - ``htpasswd_batch``: ``htpasswd -b[c] FILE USER v`` and ``htpasswd -nb USER v``;
 - ``pgpass_line``: a ``.pgpass`` line, ``host:port:db:user:v``;
 - ``netrc_password``: a ``.netrc`` entry, ``machine H login U password v``, on one line;
+- ``password_line``: a line that is only ``password v`` (a multi-line ``.netrc`` entry,
+  Gradle's ``password 'v'``), judged by ``password_place.line_password``;
 - ``curl_user``: ``curl -u user:v`` / ``--user user:v``;
 - ``prose_secret_intl``: "Das Passwort … lautet v", "mot de passe : v", "密码：v" —
   the word for password in 20 languages, a separator or a copula, then a value
@@ -91,6 +95,41 @@ FORM_RULES: tuple[Rule, ...] = (
                   f"HTTPBasicAuth('deploy', 'hunter2-{_PW}')"),
         negative=('auth=("admin", os.environ["PW"])', 'new NetworkCredential("svc", "")',
                   'auth=("user", "password")'),
+    ),
+    Rule(
+        # .NET's ``DirectoryEntry(path, user, password)``: the third of a path/user/password triple.
+        name="directory_entry", kind="secret:credential_pair", severity=WARN, keywords=("directoryentry",),
+        regex=r"(?i)\bdirectoryentry[ \t]*\([ \t]*" + _QO + r"[^\"'`\\\n]{1,256}" + _QO + r"[ \t]*,[ \t]*" + _QO
+              + r"[^\"'`\n]{1,64}" + _QO + r"[ \t]*,[ \t]*" + _QO + _LIT + _QO,
+        group=1, reach=600, boundary="", check="literal_password", source=GENERIC_SOURCE,
+        positive=(f'New-Object DirectoryServices.DirectoryEntry("LDAP://10.0.0.1","domain\\user", "{_PW}")',
+                  f'new DirectoryEntry("LDAP://EXAMPLE.COM", "ADMIN@EXAMPLE.COM", "Rr{_PW}");'),
+        negative=('new DirectoryEntry("LDAP://EXAMPLE.COM", user, password);', 'new DirectoryEntry("LDAP://x", "u", "")'),
+    ),
+    Rule(
+        # An Ethereum wallet built from its private key: ``new ethers.Wallet("0x…")``.
+        name="wallet_key", kind="secret:wallet_key", severity=WARN, keywords=("wallet",),
+        regex=r"(?i)\bwallet[ \t]*\([ \t]*" + _QO + r"((?:0x)?[0-9a-f]{64})" + _QO,
+        group=1, reach=200, boundary="", check="secret_value", source=GENERIC_SOURCE,
+        positive=('const w = new ethers.Wallet("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318");',),
+        negative=('new ethers.Wallet("0x' + "0" * 64 + '")', "new Wallet(privateKey)"),
+    ),
+    Rule(
+        # A line that is only ``password v``: a multi-line .netrc entry, a Gradle
+        # ``credentials {}`` block (``password 'v'``), a space-separated config.
+        name="password_line", kind="secret:netrc", severity=WARN, keywords=("password", "passwd"),
+        # (the generic rules read the spaced copy, where a JSON string's escaped newline
+        # is two blanks: a line there starts after two blanks or the string's quote)
+        regex=r"(?i)(?:^|\"|[ \t]{2})[ \t]{0,40}(?:password|passwd)[ \t]+(?:" + _QO + r")?([^\s\"'`\\]{4,128})(?:"
+              + _QO + r")?(?:[ \t]*$|[ \t]{2}|\\{1,3}\")",
+        # Its gate: the word, blanks and the value's first bytes. (Vectorscan 5.4 misses
+        # ``(?:"|[ \t]{2})[ \t]{0,40}password`` on some lines RE2 matches — a JSON line
+        # ``"content": "see:  password …"`` — which test_gate's JSON case caught.)
+        gate=r"(?i)(?:password|passwd)[ \t]+\\*[\"'`]?[^\s\"'`\\]{4}",
+        group=1, back=48, reach=200, boundary="", check="line_password", source=GENERIC_SOURCE,
+        positive=("  password pass123", "password hunter22"),
+        negative=("password required", "  password reset", "  password combination.", "password $NETRC_PASSWORD", "password ********",
+                  "enter the password pass1234 to log in"),
     ),
     Rule(
         name="define_secret", kind="secret:define", severity=WARN, keywords=("define",),

@@ -31,7 +31,8 @@ starred whole, since their name still matches after masking):
   public keys and base64 file contents through.
 URL userinfo in any scheme and JWTs of any length are bundled rules
 (``url_credentials``, ``jwt_shaped``); calls, declarations, statements and
-credential-file lines are ``forms``'s.
+credential-file lines are ``forms``'s, literals declared behind a type, prefix,
+wrapper or setter ``declared``'s, tools' own password syntax ``commands``'s.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ from __future__ import annotations
 import dataclasses
 
 from .gate import word_prefix_except
+from .commands import COMMAND_RULES
+from .declared import DECLARED_RULES
 from .forms import FORM_RULES
 from .punctuated import PUNCTUATED_RULES
 from .rules import GENERIC_SOURCE, WARN, Rule
@@ -51,7 +54,7 @@ from .values import HARNESS_ID_PREFIXES
 #: what precedes its bracket, ``values.looks_secret``).
 _VALUE = r"""([^\s"'`\\,;<>(){}\[\]&|][^\s"'`\\,;<>(){}&|]{4,}[^\s"'`\\,;<>(){}\[\]&|])"""
 _CLIENTS = ("mysql", "mariadb", "sshpass", "sqlcmd", "mongo", "redis-cli", "isql", "pg_dump", "psql",
-            "psexec", "paexec", "docker login", "podman login", "buildah login", "skopeo login", "nerdctl login", "helm registry login")
+            "psexec", "paexec", "useradd", "usermod", "docker login", "podman login", "buildah login", "skopeo login", "nerdctl login", "helm registry login")
 
 #: The names a sentence or a row gives a secret by (``prose_secret``; ``password``
 #: takes a separator there only optionally, so it is listed apart).
@@ -89,7 +92,10 @@ GENERIC_RULES: tuple[Rule, ...] = (
                   "secret_file=/etc/app/secret.txt", "KEY_NAME=SECRET_KEY_NAME", "api_key = <your-key>",
                   '{"type": "started", "key": "v2:hash0"}', 'credentialsId: "3f2a9c1e-77b0-4d5e-9a1b-2c3d4e5f6a7b"',
                   'LLM_SECRET_NAME = "NEXUS-GPT4-API-KEY"', "GITHUB_API_KEY=\\nDYNATRACE_API_KEY=\\n",
-                  "primaryKey=Ly=JjAR=QP6IkpFGVrdYefAtOT3=iN", "api_key=keys[0]", "token = tokens[i]", 'keyword: "Befaehigung_P2"', "KeyPair = X25519.KeyPair", 'DEPLOY_PUBLIC_KEY="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIfGPvGHRPDUW"', "API_KEY=%API_KEY%"),
+                  "primaryKey=Ly=JjAR=QP6IkpFGVrdYefAtOT3=iN", "api_key=keys[0]", "token = tokens[i]", 'keyword: "Befaehigung_P2"', "KeyPair = X25519.KeyPair", 'DEPLOY_PUBLIC_KEY="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIfGPvGHRPDUW"', "API_KEY=%API_KEY%",
+                  "put '/forgot-password' => \"cms/sites/passwords#update\"", ":authn_dbd_params => 'host=db_host port=3306'",
+                  'key_node.tag = "tag:yaml.org,2002:str"', "property.key: _GetAutodeleteOrNone(property)",
+                  "(com.google.api:api-common:2.1.1)"),
     ),
     Rule(
         name="secret_flag", kind="secret:flag", severity=WARN, keywords=NAME_KEYWORDS,
@@ -134,7 +140,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
         positive=("the password is hunter2-Xk29!q", f"my API key is {_A40}", "token was Zq8mR2kW4xT7.",
                   "twitch token - 'k0lj2mwl8n3ztmrivlpbc7obk914sj'", "apiKey |e9e0f062f587b423bb6cc6328eb786d75b45783e",
                   "| auth token | Zq8mR2kW4xT7pL9sYfQ3 |"),
-        negative=("the token is valid", "the password is required.", "the key is `config.api_key`",
+        negative=("the token is valid", "token = get_token(user)", "cred.token = TEST_ANOTHER_DATA_BASE64", "the password is required.", "the key is `config.api_key`",
                   "public_key = Zq8mR2kW4xT7pL9sYf", "key_id: AKIDZq8mR2kW4xT7pL9s",
                   "refresh the token - k0lj2mwl8n3ztmrivlpbc7obk914sj", "a key - 'value'",
                   "| token | string | required |", "| api_key | your API key |", "echo $token | sha256sum",
@@ -202,11 +208,14 @@ GENERIC_RULES: tuple[Rule, ...] = (
         negative=("https://docs.example.com/guides/webhooks/setting-up-your-endpoint",),
     ),
     Rule(
-        # A SAS or pre-signed URL's signature (Azure sig=, AWS X-Amz-Signature=).
+        # A SAS or pre-signed URL's signature (Azure sig=, AWS X-Amz-Signature=,
+        # Google Cloud Storage X-Goog-Signature=, CloudFront Signature=).
         name="url_signature", kind="secret:url_signature", severity=WARN,
-        keywords=("sig=", "signature="), regex=r"(?i)[?&](?:sig|x-amz-signature|signature)=([A-Za-z0-9%+/=_\-]{16,})",
+        keywords=("sig=", "signature="), regex=r"(?i)[?&](?:sig|x-amz-signature|x-goog-signature|signature)=([A-Za-z0-9%+/=_\-]{16,})",
         group=1, back=20, reach=600, boundary="", check="secret_value", source=GENERIC_SOURCE,
-        positive=("https://st.blob.core.windows.net/b?sv=2022-11-02&sp=rl&sig=cEhcp3yZ7u0m%2BNSFrxYwTO6Eoawf8g8nVwlV3p%2FOKcQ%3D",),
+        positive=("https://st.blob.core.windows.net/b?sv=2022-11-02&sp=rl&sig=cEhcp3yZ7u0m%2BNSFrxYwTO6Eoawf8g8nVwlV3p%2FOKcQ%3D",
+                  "https://storage.googleapis.com/b/o?X-Goog-Date=20261201T000000Z&X-Goog-Signature="
+                  "8a1f3e5d7c9b2a4f6e8d0c1b3a5f7e9d2c4b6a8f0e1d3c5b7a9f2e4d6c8b0a1f"),
         negative=("https://x.io/?sig=short",),
     ),
     Rule(
@@ -277,7 +286,7 @@ _VALUE_GATE = r"""[^\s"'`\\,;<>(){}&|]*[^\s"'`\\,;<>(){}\[\]&|*]"""
 GENERIC_RULES = tuple(
     dataclasses.replace(r, gate=r.regex[: -len(_VALUE)] + _VALUE_GATE) if r.regex.endswith(_VALUE) and not r.gate
     else r for r in GENERIC_RULES
-) + FORM_RULES + PUNCTUATED_RULES  # (the forms code gives a secret: ``forms``; punctuated values: ``punctuated``)
+) + FORM_RULES + PUNCTUATED_RULES + DECLARED_RULES + COMMAND_RULES  # (the forms code gives a secret: ``forms``; punctuated values: ``punctuated``; declared literals: ``declared``; tools' own syntax: ``commands``)
 
 #: Kinds whose value is starred end to end (its name still matches after masking).
 WHOLE_STAR = frozenset(r.kind for r in GENERIC_RULES if r.kind.startswith("secret:"))

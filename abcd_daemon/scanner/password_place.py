@@ -108,3 +108,15 @@ def config_value(buf: bytes, m, ctx) -> bool:
     if key is not None and names_password(key.group(1)):
         return password_word(value)
     return looks_secret(value)
+
+
+_DIGIT_OR_SYMBOL = re.compile(rb"[0-9]|[^A-Za-z0-9]")
+
+
+def line_password(buf: bytes, m, ctx) -> bool:
+    """The ``password_line`` check: a line that is only ``password v`` holds the
+    password when ``v`` is a password word (:func:`password_word`) holding a digit or a
+    symbol — ``password reset`` and ``password required`` are prose."""
+    value = m.group(1)
+    # (a sentence's full stop is no symbol: "… the username and password combination.")
+    return password_word(value) and _DIGIT_OR_SYMBOL.search(value.rstrip(b".,;:!?")) is not None

@@ -29,7 +29,7 @@ import re
 
 import msgspec
 
-from .rules import GENERIC_SOURCE, WARN, Rule
+from .rules import GENERIC_SOURCE, WARN, Rule, value_group
 from .secret_names import NAME, NAME_KEYWORDS, QUOTE, SECRET_WORDS, SEGMENT_WORDS, names_no_secret
 from .values import looks_secret
 
@@ -40,7 +40,7 @@ MIN_LEN, MAX_LEN = 6, 200
 #: An identifier (two bytes at least) or a dotted path opening a call, a subscript, a
 #: block or a type argument: ``hash(pw)``, ``tokens[i]``, ``Foo{…}``, ``req.headers.get(``,
 #: a Rust macro's ``name!(``.
-_CODE = re.compile(rb"(?:[A-Za-z_$][\w$]+|[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$]*)+)!?[(\[{<]")
+CODE = re.compile(rb"(?:[A-Za-z_$][\w$]+|[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$]*)+)!?[(\[{<]")
 #: What a regular expression's source holds and a password does not.
 _REGEX = re.compile(rb"\\[dwsbDWSB]|\[[A-Za-z0-9]-[A-Za-z0-9]|\(\?[:=!<P]|[\])][*+?]|\{\d+(?:,\d*)?\}|\.[*+]|^\^")
 #: What an unquoted value does not run on into: a query string's next pair
@@ -66,7 +66,7 @@ def reads_as_password(value: bytes, quoted: bool) -> bool:
     """``value`` (after a secret-ish name; ``quoted``: it was a string literal) is a
     secret made of punctuation. True only if it holds a :data:`PUNCT` byte and no blank
     (words with blanks are prose), is :data:`MIN_LEN`–:data:`MAX_LEN` bytes, is not code — a call, a subscript or a block
-    (:data:`_CODE`), a regular expression, a JSON object or array, and when unquoted
+    (:data:`CODE`), a regular expression, a JSON object or array, and when unquoted
     no expression operator, nothing it runs on into (:data:`_RUNS_ON`), no ``$``/backtick start
     (a reference, a substitution), no bracket start (a tuple, list, set or dict
     literal), no dotted path ending an argument, no identifier in backticks —
@@ -76,7 +76,7 @@ def reads_as_password(value: bytes, quoted: bool) -> bool:
     v = value if quoted else value.rstrip(b",;")
     if not MIN_LEN <= len(v) <= MAX_LEN or PUNCT.search(v) is None or _BLANK.search(v):
         return False
-    if _CODE.match(v) or _REGEX.search(v) or _json_container(v):
+    if CODE.match(v) or _REGEX.search(v) or _json_container(v):
         return False
     if not quoted and (_OPERATOR.search(v) or _RUNS_ON.search(v) or v[:1] in b"$`([{"
                        or _REFERENCE.match(v) or _TICKED.search(v)):
@@ -104,7 +104,7 @@ def punctuated_value(buf, m, ctx) -> bool:
     """A ``punctuated`` rule's value: its name (before the value, or after it in
     ``"…" == password``) is not one that holds an id or a public value, and the value
     reads as a password (``punctuated.reads_as_password``)."""
-    g = _group(m)
+    g = value_group(m)
     if m.start(g) > m.start():
         name = buf[m.start() : m.start(g)]
     else:  # the literal first: the name ends the match
@@ -121,18 +121,10 @@ def quoted_value(buf, m, ctx) -> bool:
     ``xml_secret_attribute``): what the value gate takes, or punctuation that reads as
     a password (a literal's bracket is not a subscript) — never words and blanks alone,
     a prompt."""
-    v = m.group(_group(m))
+    v = m.group(value_group(m))
     if PROSE.fullmatch(v.rstrip(b" :?.!")):
         return False  # a prompt or a message (``password('New password: ')``)
     return looks_secret(v) or reads_as_password(v, quoted=True)
-
-
-def _group(m) -> int:
-    """The first capture group that took part in ``m``."""
-    g = 1
-    while m.start(g) < 0:
-        g += 1
-    return g
 
 
 _OP = r"(?:=>|:=|\+=|\?=|===|!==|==|!=|=|:)"

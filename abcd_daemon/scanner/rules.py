@@ -129,3 +129,12 @@ class Rule:
     #: or rejected) — for rules whose keywords fill transcripts (``token`` in every
     #: ``input_tokens``), where a search per hit is most of the scan.
     search: str = "hits"
+
+
+def value_group(m) -> int:
+    """The first capture group that took part in ``m``: a rule that spells its value
+    several ways (single-quoted | double-quoted | bare) holds it in whichever matched."""
+    g = 1
+    while m.start(g) < 0:
+        g += 1
+    return g

@@ -33,7 +33,7 @@ NAME_KEYWORDS = SECRET_WORDS + SEGMENT_KEYS
 #: An optional quote, plain or JSON-escaped up to three times.
 QUOTE = r"""(?:\\{0,3}["'`])?"""
 
-_FILE_NAME = re.compile(rb"\.[A-Za-z]{1,5}[\\\"'` \t]*[:=]")  # tokenizer.css: (grep output)
+_FILE_NAME = re.compile(rb"\.([A-Za-z]{1,5})[\\\"'` \t]*[:=]")  # tokenizer.css: (grep output)
 #: Names that end by saying the value is an id, a name, a place or a size of the
 #: secret rather than the secret: ``credentialsId``, ``kms_key_id``, ``key_vault_name``,
 #: ``SECRET_NAME``, ``token_file``, ``api_key_path``, ``key_length``.
@@ -46,7 +46,8 @@ _ID_NAMES = frozenset({b"key", b"keys", b"primary_key", b"foreign_key", b"sort_k
                        b"api_version", b"api_url", b"api_base", b"author", b"authority", b"tokenizer",
                        b"token_type", b"auth_type", b"key_name", b"keyname", b"primarykey", b"foreignkey",
                        b"sortkey", b"hashkey", b"partitionkey", b"rangekey", b"cachekey", b"bucket_key", b"bucketkey",
-                       b"schemakey", b"schema_key", b"issuerkeyhash", b"issuer_key_hash"})
+                       b"schemakey", b"schema_key", b"issuerkeyhash", b"issuer_key_hash",
+                       b"secwebsocketkey", b"sec_websocket_key"})  # (a WebSocket handshake's nonce)
 _SECRET_WORD = re.compile("|".join(SECRET_WORDS).encode())
 #: Words that hold a secret word without naming a secret (``keyword``, ``keyPressed``).
 _OTHER_WORDS = re.compile(rb"(?i)key(?:words?|board|stroke|press(?:ed)?|down|up|frames?|space|ring|map|bind(?:ing)?s?|"
@@ -55,13 +56,43 @@ _OTHER_WORDS = re.compile(rb"(?i)key(?:words?|board|stroke|press(?:ed)?|down|up|
 _PUBLIC_NAME = re.compile(rb"(?i)public|pub[_-]?key|publishable")
 
 
+#: A dotted path of identifiers (``key_node.tag``, ``spring.datasource.password``).
+_DOTTED = re.compile(rb"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+_SEGMENT_WORD = re.compile(rb"(?:^|_)(?:" + "|".join(SEGMENT_WORDS).encode() + rb")(?:_|$)")
+#: An attribute that holds what its object is: ``token.value``, ``secret.data``.
+_VALUE_ATTRS = frozenset(b"value val data content text raw str string plain plaintext bytes hex b64 base64".split())
+
+
+def _attribute_of(ident: bytes) -> bool:
+    """``ident`` is a dotted path whose last attribute holds no secret word: the word
+    names the object, and the value is another of its attributes (``key_node.tag``,
+    ``credentials.username``; never ``db.password`` or ``token.value``)."""
+    if _DOTTED.fullmatch(ident) is None:
+        return False
+    last = ident.rsplit(b".", 1)[1].lower()
+    return not (_SECRET_WORD.search(last) or _SEGMENT_WORD.search(last) or last in _VALUE_ATTRS)
+
+
 @functools.lru_cache(maxsize=4096)  # pure; a transcript repeats its names
 def names_no_secret(name: bytes) -> bool:
     """The name (with its separator) says the value is public, an id, or a file:
-    ``public_key``, ``credentialsId``, ``cache_key``, ``tokenizer.css:``, ``keyword``."""
+    ``public_key``, ``credentialsId``, ``cache_key``, ``tokenizer.css:``, ``keyword``,
+    or another attribute of a secret-named object (``key_node.tag``)."""
+    if _attribute_of(name.split(b"=")[0].split(b":")[0].strip(b" \t\"'`\\?!+")):
+        return True
     bare = re.sub(rb"[^a-z0-9_]", b"", name.lower().split(b"=")[0].split(b":")[0].split(b"?")[0])
     rest = _OTHER_WORDS.sub(b"", bare)
     if rest != bare and not _SECRET_WORD.search(rest):
         return True  # its secret word is part of another word (keyword, validKeyChars)
-    return bool(_PUBLIC_NAME.search(name) or bare.lstrip(b"_n") in _ID_NAMES or _FILE_NAME.search(name)
+    return bool(_PUBLIC_NAME.search(name) or bare.lstrip(b"_n") in _ID_NAMES or _file_name(name)
                 or _ID_SUFFIX.search(name.split(b"=")[0].split(b":")[0]))
+
+
+def _file_name(name: bytes) -> bool:
+    """``tokenizer.css:`` (grep output): the name is a file's — unless its "extension"
+    is itself a secret word or what holds one (``api.token =``, ``jwt.key:``, ``token.value``)."""
+    m = _FILE_NAME.search(name)
+    if m is None:
+        return False
+    ext = m.group(1).lower()
+    return not (_SECRET_WORD.search(ext) or _SEGMENT_WORD.search(ext) or ext in _VALUE_ATTRS)

@@ -212,6 +212,11 @@ def random_letters(v: bytes) -> bool:
     return entropy(v) >= 3.2
 
 
+#: Lower-case words joined by ``/``, a file's extension or a route's ``#action`` after
+#: them: a relative path or a route (``app/models/user.rb``, ``cms/sites/passwords#update``).
+_RELATIVE_PATH = re.compile(rb"[a-z][a-z_\-]*(?:/[a-z][a-z_\-]*)+(?:\.[a-z0-9]{1,5})?(?:#[a-z_]+)?")
+
+
 @functools.lru_cache(maxsize=8192)  # pure; rules that share a value ask twice
 def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True, subscript: bool = True) -> bool:
     """The generic gate: ``value`` (taken after a secret-ish name) is worth masking.
@@ -239,8 +244,8 @@ def looks_secret(value: bytes, min_len: int = 8, *, shape: bool = True, subscrip
         return False  # X25519.KeyPair, Ed25519.BlindKeySignatures: a reference with digits
     if v[:2] in (b"$(", b"${", b"%(") or v.startswith((b"ssh-", b"ecdsa-", b"sk-ssh-")):
         return False  # a command substitution, or a public key's algorithm name
-    if _NOT_A_PASSWORD.match(v):
-        return False  # a path, an ARN, a CSS id (#add-password), $BASE_URL/…: what code names so
+    if _NOT_A_PASSWORD.match(v) or _RELATIVE_PATH.fullmatch(v):
+        return False  # a path, an ARN, a CSS id (#add-password), $BASE_URL/…, a route: what code names so
     if v.startswith(PUBLIC_PREFIXES):
         return False
     if not shape:

@@ -40,7 +40,7 @@ def test_what_only_looks_like_a_form_is_kept(scanner, text):
 
 @pytest.mark.parametrize("text, secret", [
     (f'new NetworkCredential("svc-backup", "Sp!{PW}")', f"Sp!{PW}"),
-    (f"CREATE USER 'app'@'%' IDENTIFIED BY 'hunter22';", "hunter22"),
+    ("CREATE USER 'app'@'%' IDENTIFIED BY 'hunter22';", "hunter22"),
     ("echo 'Welcome1' | docker login -u me --password-stdin r.io", "Welcome1"),
     ("htpasswd -bc /etc/nginx/.htpasswd admin Summer24", "Summer24"),
     ("db.internal:5432:*:app:Welcome1", "Welcome1"),

@@ -140,7 +140,7 @@ _GLUED_FLAG = re.compile(rb"-[paP]\\{0,3}[\"'`]?$")
 #: Clients whose ``-p``/``-a``/``-P`` flag takes nothing but a password, spaced or not
 #: (``psexec \\host -u admin -p dev_admin``); mysql's and psql's ``-p`` may not (a
 #: prompt before a database name; a port).
-_PASSWORD_ONLY_FLAG = re.compile(rb"(?i)sshpass|sqlcmd|mongo|redis-cli|psexec|paexec|user(?:add|mod)|[a-z]+ login")
+_PASSWORD_ONLY_FLAG = re.compile(rb"(?i)sshpass|sqlcmd|mongo|redis-cli|psexec|paexec|user(?:add|mod)|rabbitmqadmin|[a-z]+ login")
 
 
 def cli_password(buf, m, ctx) -> bool:
@@ -215,9 +215,10 @@ def not_public(buf, m, ctx) -> bool:
     s, e = m.start(), m.end(1)
     if names_no_secret(name) or _NEXT_NAME.fullmatch(value) or _SETTING.fullmatch(value) or (len(value) <= 128 and _VERSIONED.fullmatch(value)):
         return False  # (``authn_dbd_params => 'host=db_host …'``: a setting; ``api:api-common:2.1.1``: a version)
-    if buf[e : e + 1] == b"(" or (name[-1:] in b" \t" and _constant(value)):
-        # ``key: _GetAutodeleteOrNone(p)``, ``cred.token = TEST_DATA_BASE64``: code (an
-        # environment or .npmrc line, ``_authToken=CUSTOM_TOKEN_123``, has no blank)
+    if buf[e : e + 1] == b"(" or ((name[-1:] in b" \t" or value[:1] == b"_") and _constant(value)):
+        # ``key: _GetAutodeleteOrNone(p)``, ``cred.token = TEST_DATA_BASE64``,
+        # ``lifetime=_DEFAULT_TOKEN_LIFETIME``: code (an environment or .npmrc line,
+        # ``_authToken=CUSTOM_TOKEN_123``, has no blank and no private ``_`` lead)
         return False
     if looks_secret(value):
         return True

@@ -18,6 +18,7 @@ Rules (all RE2, linear time; a command never runs past ``|``, ``;`` or ``&``):
   ``xfreerdp … /p:v``;
 - ``smb_password``: ``smbclient``/``rpcclient``/``smbmap`` … ``-U user%v``;
 - ``oracle_password``: ``sqlplus``/``expdp``/``impdp``/``sqlldr``/``rman`` ``user/v@db``;
+- ``openssl_passwd``: ``openssl passwd -6 'v'`` (a quoted password only);
 - ``queue_user_password``: ``rabbitmqctl add_user|change_password U v``;
 - ``chpasswd_line``: ``echo 'user:v' | chpasswd``.
 """
@@ -39,10 +40,10 @@ COMMAND_RULES: tuple[Rule, ...] = (
         name="archive_password", kind="secret:cli_password", severity=WARN,
         keywords=("zip", "7z", "7za", "rar"),
         regex=r"(?i)\b(?:(?:un)?zip|7z[ar]?|(?:un)?rar)(?:\.exe)?\b" + _ARGS
-              + r"[ \t](?-i:-P[ \t]+|-p)" + _V,
+              + r"[ \t](?-i:-P[ \t]+|-h?p)" + _V,
         group=1, back=8, reach=420, boundary="", check="literal_password", source=GENERIC_SOURCE,
         positive=(f"zip -P {_PW} secret.zip file.txt", f"7z a -p{_PW} archive.7z files/",
-                  f"unzip -P '{_PW}' secret.zip", f"rar a -p{_PW} out.rar dir"),
+                  f"unzip -P '{_PW}' secret.zip", f"rar a -p{_PW} out.rar dir", f"rar a -hp{_PW} v.rar files/"),
         negative=("zip -r out.zip dir", "7z a -p archive.7z files/", "unzip -P $ZIP_PASSWORD a.zip",
                   "zip -P '' a.zip f"),
     ),
@@ -91,6 +92,13 @@ COMMAND_RULES: tuple[Rule, ...] = (
         positive=(f"sqlplus scott/{_PW}@orcl", f"expdp system/{_PW} directory=dp dumpfile=x.dmp",
                   f"sqlplus -s 'app/{_PW}@db' @run.sql"),
         negative=("sqlplus / as sysdba", "sqlplus scott/$ORA_PW@orcl", "sqlplus @scripts/run.sql"),
+    ),
+    Rule(
+        name="openssl_passwd", kind="secret:cli_password", severity=WARN, keywords=("openssl",),
+        regex=r"\bopenssl[ \t]+passwd\b[^\n|;&)]{0,100}?[ \t]" + r"""(?:\\{0,3}'([^'\\\n]{4,128})\\{0,3}'|\\{0,3}"([^"\\\n]{4,128})\\{0,3}")""",
+        group=1, reach=420, boundary="", check="literal_password", source=GENERIC_SOURCE,
+        positive=(f"usermod --password $(openssl passwd -6 '{_PW}!') ops", f'openssl passwd -apr1 "{_PW}"'),
+        negative=("openssl passwd -6 -stdin", 'openssl passwd -6 "$NEW_PW"'),
     ),
     Rule(
         name="queue_user_password", kind="secret:cli_password", severity=WARN, keywords=("rabbitmqctl",),

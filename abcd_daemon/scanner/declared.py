@@ -49,9 +49,9 @@ _WRAP = (r"(?:string::from|string::new|some|ok|secretstring::(?:new|from)|secret
          r"str|string|new[ \t]+string|buffer\.from|bytes|bytearray|qstring|std::string|nsstring|"
          r"securestring|sensitive|password|cstring)[ \t]*\([ \t]*")
 _WORD = r"(?:" + "|".join(SECRET_WORDS + SEGMENT_WORDS) + ")"
-_SETTERS = (r"(?:put|set|setenv|putenv|setitem|setproperty|setattr|add|append|insert|setdefault|"
+_SETTERS = (r"(?:put|set|setenv|set_var|putenv|setitem|setproperty|setattr|add|append|insert|setdefault|"
             r"setenvironmentvariable|setheader|set_header|header|withheader|addheader|add_header|"
-            r"setrequestheader|setvalue|setstring|putstring|store)")
+            r"setrequestheader|setrequestproperty|setvalue|setstring|putstring|store)")
 _NAME_RX = re.compile(rb"(?i)" + NAME.encode())
 _BLANK = re.compile(rb"\s")
 #: An interpolating prefix and its quote just before a value (``f"``, ``$@"``, ``rf'``).
@@ -101,19 +101,20 @@ DECLARED_RULES: tuple[Rule, ...] = (
     Rule(
         name="arrow_secret", kind="secret:declared", severity=WARN, keywords=NAME_KEYWORDS,
         regex=r"(?i)(?:" + NAME + r"[ \t]{0,8}<<?-|\((?:def|defconst|defvar|defparameter|define|setq|setf|setv|set!)"
-              r"[ \t]+" + NAME + r")[ \t]{1,40}" + _QO + _LIT + _QO,
+              r"[ \t]+" + NAME + r"|(?:^|[\s(])@" + NAME + r")[ \t]{1,40}" + _QO + _LIT + _QO,
         gate=r"(?i)" + _WORD + r"[a-z0-9_.\-]*[ \t]*(?:<<?-[ \t]*|[ \t]+)\\*[\"'`]",
         group=1, back=80, reach=420, boundary="", check="declared_value", source=GENERIC_SOURCE,
         search="neighbourhood",
-        positive=(f'api_key <- "{_PW}"', f'(def api-key "{_PW}")', f'(setq my-token "{_PW}")'),
+        positive=(f'api_key <- "{_PW}"', f'(def api-key "{_PW}")', f'(setq my-token "{_PW}")', f'  @api_key "{_PW}"'),
         negative=('api_key <- Sys.getenv("API_KEY")', '(def api-key (System/getenv "API_KEY"))'),
     ),
     Rule(
         name="shell_set_secret", kind="secret:declared", severity=WARN, keywords=("set",),
-        regex=r"(?i)\b(?:set(?:[ \t]+-[a-z]{1,4}){1,3}|setx)[ \t]+" + NAME + r"[ \t]+(?:" + _QO + _LIT + _QO + "|" + _BARE
+        regex=r"(?i)\b(?:set(?:[ \t]+-[a-z]{1,4}){1,3}|setx(?:[ \t]+/[a-z]{1,2})*|set[ \t]+\$)[ \t]*" + NAME + r"[ \t]+(?:" + _QO + _LIT + _QO + "|" + _BARE
               + r")",
         group=1, back=8, reach=420, boundary="", check="declared_value", source=GENERIC_SOURCE,
-        positive=(f"set -gx OPENAI_API_KEY {_PW}", f'setx API_KEY "{_PW}"', f"set -x GITHUB_TOKEN {_PW}"),
+        positive=(f"set -gx OPENAI_API_KEY {_PW}", f'setx API_KEY "{_PW}"', f"set -x GITHUB_TOKEN {_PW}",
+                  f"setx /M SERVICE_SECRET {_PW}", f"set $upstream_token '{_PW}';"),
         negative=("set -x API_KEY $API_KEY", "set -gx PASSWORD_STORE_DIR ~/.password-store", 'setx API_KEY ""'),
     ),
     Rule(

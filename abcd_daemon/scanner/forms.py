@@ -12,7 +12,9 @@ Rules (all RE2, linear time):
   a secret word, its first argument a string literal (judged by the value gate: a
   getter's argument, ``getToken("refresh")``, is a word);
 - ``credential_pair``: ``NetworkCredential("user", "v")``, ``HTTPBasicAuth(u, "v")``,
-  ``auth=("user", "v")`` — the second of a user/password pair;
+  ``auth=("user", "v")``, ``ftp.login("user", "v")`` — the second of a user/password pair;
+- ``smtp_auth``: Go's ``smtp.PlainAuth("", "user", "v", host)``, ``gomail.NewDialer(h, p, "user", "v")``;
+- ``jwt_signing_secret``: ``jwt.sign(payload, "v")``, ``jwt.encode(payload, "v", …)``;
 - ``directory_entry``: ``DirectoryEntry("LDAP://…", "user", "v")`` — the third of a triple;
 - ``wallet_key``: ``new ethers.Wallet("0x<64 hex>")`` — a wallet's private key;
 - ``define_secret``: PHP ``define('DB_PASSWORD', 'v')``, WordPress's ``AUTH_KEY`` salts;
@@ -85,14 +87,15 @@ FORM_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         name="credential_pair", kind="secret:credential_pair", severity=WARN,
-        keywords=("credential", "passwordauthentication", "basicauth", "digestauth", "auth"),
+        keywords=("credential", "passwordauthentication", "basicauth", "digestauth", "auth", "login"),
         regex=r"(?i)\b(?:[a-z]*credentials?|passwordauthentication|usernamepassword[a-z]*|http(?:basic|digest)auth|"
-              r"basicauth|auth)[ \t]*[(=][ \t]*\(?[ \t]*" + _QO + r"[^\"'`\\\n]{1,64}" + _QO + r"[ \t]*,[ \t]*"
+              r"basicauth|auth|login|authenticate|simple_bind_s|bind_s)[ \t]*[(=][ \t]*\(?[ \t]*" + _QO + r"[^\"'`\\\n]{1,64}" + _QO + r"[ \t]*,[ \t]*"
               + _QO + _LIT + _QO,
         group=1, back=64, reach=400, boundary="", check="literal_password", source=GENERIC_SOURCE,
         search="neighbourhood",
         positive=(f'new NetworkCredential("svc-backup","Sp!{_PW}5$")', f'requests.get(u, auth=("admin", "{_PW}"))',
-                  f"HTTPBasicAuth('deploy', 'hunter2-{_PW}')"),
+                  f"HTTPBasicAuth('deploy', 'hunter2-{_PW}')", f'ftp.login("backup", "{_PW}x")',
+                  f"server.login('noreply@acme.io', 'Sm{_PW}')"),
         negative=('auth=("admin", os.environ["PW"])', 'new NetworkCredential("svc", "")',
                   'auth=("user", "password")'),
     ),
@@ -130,6 +133,27 @@ FORM_RULES: tuple[Rule, ...] = (
         positive=("  password pass123", "password hunter22"),
         negative=("password required", "  password reset", "  password combination.", "password $NETRC_PASSWORD", "password ********",
                   "enter the password pass1234 to log in"),
+    ),
+    Rule(
+        # Go's SMTP auth: ``smtp.PlainAuth(identity, user, password, host)`` and
+        # ``gomail.NewDialer(host, port, user, password)``.
+        name="smtp_auth", kind="secret:credential_pair", severity=WARN, keywords=("plainauth", "newdialer"),
+        regex=r"(?i)\b(?:plainauth[ \t]*\([ \t]*" + _QO + r"[^\"'`\\\n]{0,64}" + _QO + r"[ \t]*,|newdialer[ \t]*\("
+              r"[^()\n]{0,200}?,)[ \t]*" + _QO + r"[^\"'`\\\n]{1,64}" + _QO + r"[ \t]*,[ \t]*" + _QO + _LIT + _QO,
+        group=1, back=16, reach=500, boundary="", check="literal_password", source=GENERIC_SOURCE,
+        positive=(f'auth := smtp.PlainAuth("", "noreply@shop.io", "{_PW}a1", "smtp.mailgun.org")',
+                  f'd := gomail.NewDialer("smtp.office365.com", 587, "noreply@acme.io", "{_PW}b2")'),
+        negative=('auth := smtp.PlainAuth("", user, pass, host)', 'smtp.PlainAuth("", "u@x.io", os.Getenv("PW"), h)'),
+    ),
+    Rule(
+        # A JWT's signing secret as a literal: ``jwt.sign(payload, "…")``, ``jwt.encode(p, "…", …)``.
+        name="jwt_signing_secret", kind="secret:jwt_secret", severity=WARN, keywords=("jwt.",),
+        regex=r"(?i)\bjwt\.(?:sign|encode|verify|decode)[ \t]*\([^\n]{0,200}?,[ \t]*" + _QO + _LIT + _QO,
+        group=1, back=8, reach=500, boundary="", check="quoted_value", source=GENERIC_SOURCE,
+        positive=(f'const token = jwt.sign({{ sub: user.id }}, "{_PW}c3", {{ expiresIn: "1h" }});',
+                  f"jwt.encode(payload, '{_PW}d4', algorithm='HS256')"),
+        negative=('jwt.sign(payload, process.env.JWT_SECRET)', 'jwt.encode(payload, key, algorithm="HS256")',
+                  'jwt.sign({ role: "admin" }, secret)'),
     ),
     Rule(
         name="define_secret", kind="secret:define", severity=WARN, keywords=("define",),
@@ -186,9 +210,11 @@ FORM_RULES: tuple[Rule, ...] = (
     Rule(
         name="htpasswd_batch", kind="secret:htpasswd", severity=WARN, keywords=("htpasswd",),
         regex=r"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*"
-              r"(?:[ \t]+[^\s\"'`\\|;&<>-][^\s\"'`\\|;&<>]*)?[ \t]+[^\s\"'`\\|;&<>-][^\s\"'`\\|;&<>]*[ \t]+" + _BARE,
+              r"(?:[ \t]+[^\s\"'`\\|;&<>-][^\s\"'`\\|;&<>]*)?[ \t]+[^\s\"'`\\|;&<>-][^\s\"'`\\|;&<>]*[ \t]+"
+              r"""(?:'([^'\\\n]{4,128})'|"([^"\\\n]{4,128})"|""" + _BARE + ")",
         group=1, reach=400, boundary="", check="literal_password", source=GENERIC_SOURCE,
-        positive=(f"htpasswd -b -c /etc/nginx/.htpasswd admin Su{_PW}4!", f"htpasswd -nb admin {_PW}"),
+        positive=(f"htpasswd -b -c /etc/nginx/.htpasswd admin Su{_PW}4!", f"htpasswd -nb admin {_PW}",
+                  "htpasswd -bB .htpasswd monitor 'Ember+Ash#2023'"),
         negative=("htpasswd -c /etc/nginx/.htpasswd admin", "htpasswd -B -c .htpasswd admin"),
     ),
     Rule(

@@ -54,7 +54,7 @@ from .values import HARNESS_ID_PREFIXES
 #: what precedes its bracket, ``values.looks_secret``).
 _VALUE = r"""([^\s"'`\\,;<>(){}\[\]&|][^\s"'`\\,;<>(){}&|]{4,}[^\s"'`\\,;<>(){}\[\]&|])"""
 _CLIENTS = ("mysql", "mariadb", "sshpass", "sqlcmd", "mongo", "redis-cli", "isql", "pg_dump", "psql",
-            "psexec", "paexec", "useradd", "usermod", "docker login", "podman login", "buildah login", "skopeo login", "nerdctl login", "helm registry login")
+            "psexec", "paexec", "useradd", "usermod", "rabbitmqadmin", "docker login", "podman login", "buildah login", "skopeo login", "nerdctl login", "helm registry login")
 
 #: The names a sentence or a row gives a secret by (``prose_secret``; ``password``
 #: takes a separator there only optionally, so it is listed apart).
@@ -77,7 +77,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
         name="secret_assignment", kind="secret:assignment", severity=WARN, keywords=NAME_KEYWORDS,
         # (``\]?``: a subscript, ``app.config["SECRET_KEY"] = "v"``)
         # (up to 40 blanks around the operator: gofmt and YAML align a block's columns)
-        regex=r"(?i)" + NAME + QUOTE + r"\]?[ \t]{0,40}(?:=>|:=|\+=|\?=|=|:)[ \t]{0,40}" + QUOTE
+        regex=r"(?i)" + NAME + QUOTE + r"\]?[ \t]{0,40}(?:=>|:=|\+=|\?\?=|\|\|=|&&=|\?=|=|:)[ \t]{0,40}" + QUOTE
               + r"(?:(?:basic|bearer|token|bot)[ \t]+)?" + _VALUE,
         group=1, back=80, reach=420, boundary="", check="not_public", source=GENERIC_SOURCE, search="neighbourhood",
         positive=("DB_PASS=hunter2-Xk29!q", f"export STRIPE_KEY={_A40}", f'{{"api_key": "{_A40}"}}',
@@ -110,7 +110,7 @@ GENERIC_RULES: tuple[Rule, ...] = (
         name="cli_password", kind="secret:cli_password", severity=WARN, keywords=_CLIENTS,
         # (a quoted password runs to its closing quote: ``-p '^PMes=F&I%#77&'``)
         regex=r"(?i)(?:" + "|".join(_CLIENTS) + r")[a-z0-9_-]*[^\n|;&]{0,200}?[ \t](?:-p|-a|-P)[ \t]?"
-              + r"""(?:'([^'\\\n]{4,128})'|"([^"\\\n]{4,128})"|""" + QUOTE + r"""([^\s"'`\\|;&]{4,128}))""",
+              + r"""(?:'([^'\\\n]{4,128})'|"([^"\\\n]{4,128})"|""" + QUOTE + r"""([^\s"'`\\|;&-][^\s"'`\\|;&]{3,127}))""",
         group=1, reach=420, boundary="word", check="cli_password", source=GENERIC_SOURCE,
         positive=("mysql -u root -pZq8mR2kW4 app", "sshpass -p 'Tr0ub4dor77' ssh host", "redis-cli -a s3cr3tPw9 ping",
                   "docker login -u me -p 'We7rT!x9q' ghcr.io", "docker login -u deploy -p '^PMes=F&I%#77&' r.io",
@@ -196,7 +196,8 @@ GENERIC_RULES: tuple[Rule, ...] = (
         positive=("- key-3a347f9fe5031c7f20822ba2c0b26eac", "NRAK-7SFYOUTT1S0Y5TZ5Q7LVZ50GMSM  (created)",
                   'client = Client("xaat-19addd61-976e-4a7e-8921-f32ce1ef19e7")'),
         negative=("commit-3a347f9fe5031c7f20822ba2c0b26eac1234abcd", "session-d8724d95-7c2f-47bb-9211-6523d81e88c2",
-                  "sha256-" + "ab" * 32, "ORDER-00000000000000000000", "v1.0-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+                  "sha256-" + "ab" * 32, "ORDER-00000000000000000000", "v1.0-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                  "traceparent: 00-ec21487ceb527d236fec6beaf7367ae2-779b93f7d8490cab-01"),
     ),
     Rule(
         # Incoming-webhook URLs carry their secret in the path (Discord, Teams, …):

@@ -91,12 +91,21 @@ def home_other(buf, m, ctx) -> bool:
     return True
 
 
+#: What stands before a URL's authority: ``scheme:`` and its first ``/`` (plain,
+#: ``\/``-escaped or percent-encoded), so the home's ``/`` there is the second.
+_AUTHORITY_LEAD = re.compile(rb"(?i)[A-Za-z0-9+.-](?::|%3a)(?:\\*/|%2f)\Z")
+
+
 def home_self(buf, m, ctx) -> bool:
     """Reference §3.7 anchors: the name must not continue (an ASCII letter or digit
     continues it); a single-segment home also needs a leading boundary (not a path
-    byte or '~' before it), waived at a URL's path root."""
+    byte or '~' before it), waived at a URL's path root. A URL's authority is never a
+    home: ``mysql://root:pw@db`` names the user ``root`` (folding it to ``mysql:/~:pw@db``
+    would also hide the URL's password from the rules that read it)."""
     s, e = m.span()
     if not boundary_after(buf, e, ALNUM):
+        return False
+    if _AUTHORITY_LEAD.search(buf, max(0, s - 12), s):
         return False
     if not ctx.home_single_segment or s == 0:
         return True

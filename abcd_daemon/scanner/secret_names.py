@@ -37,9 +37,9 @@ _FILE_NAME = re.compile(rb"\.([A-Za-z]{1,5})[\\\"'` \t]*[:=]")  # tokenizer.css:
 #: Names that end by saying the value is an id, a name, a place or a size of the
 #: secret rather than the secret: ``credentialsId``, ``kms_key_id``, ``key_vault_name``,
 #: ``SECRET_NAME``, ``token_file``, ``api_key_path``, ``key_length``.
-_ID_WORDS = rb"(?:id|ids|name|names|file|path|dir|url|uri|type|length|len|size|count|version|ref|arn)"
+_ID_WORDS = rb"(?:id|ids|name|names|file|path|dir|url|uri|type|length|len|size|count|version|ref|arn|algorithm|algo)"
 _ID_SUFFIX = re.compile(rb"(?:(?i:[_.\-]" + _ID_WORDS + rb")|(?<=[a-z])(?:Id|Ids|Name|Names|File|Path|Dir|Url|Uri|Type|"
-                        rb"Length|Size|Count|Version|Ref|Arn))[\\\"'`\]]*[ \t]*$")
+                        rb"Length|Size|Count|Version|Ref|Arn|Algorithm|Algo))[\\\"'`\]]*[ \t]*$")
 #: Secret-ish names that hold identifiers, not secrets.
 _ID_NAMES = frozenset({b"key", b"keys", b"primary_key", b"foreign_key", b"sort_key", b"cache_key", b"hash_key",
                        b"partition_key", b"range_key", b"key_id", b"keyid", b"file_key", b"idempotency_key",

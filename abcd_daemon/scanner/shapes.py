@@ -133,6 +133,10 @@ def prefixed_body(buf: bytes, m, ctx) -> bool:
     words = re.split(rb"[_.\-$]", prefix.lower().rstrip(b"_.-$"))
     if words[-1] in _ID_PREFIXES or words[0] in _ID_PREFIXES or prefix.lower() in HARNESS_ID_PREFIXES:
         return False
+    if words[0].isdigit() and (words[0] == b"00" or len(words[0]) >= 9):
+        # W3C traceparent's version (``00-<trace>-<span>-01``) or a Unix time before an id
+        # (``1615850562.234312-<hex>``); Zoho's ``1000.`` is a token's own prefix
+        return False
     body = m.group(1)
     if is_placeholder(body) or bad_checksum(m.group(0)):
         return False

@@ -98,7 +98,7 @@ _CODE_REF = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:
 #: Values a password's name is often given that are not passwords: a path
 #: (``/en/…/auth``, ``~/.pw``), an AWS resource name, a CSS id selector without a
 #: digit (``#add-password``), an environment variable's expansion (``$BASE_URL/…``).
-_NOT_A_PASSWORD = re.compile(rb"(?:/|~/|\./)[^/]*/|arn:aws|#[A-Za-z][A-Za-z_\-]*$|\$[A-Z_][A-Z0-9_]+(?:[/:.]|$)")
+_NOT_A_PASSWORD = re.compile(rb"(?:/|~/|\./)[^/]*/|\.{1,2}/[\w.\-]+\.[A-Za-z0-9]{1,5}$|arn:aws|#[A-Za-z][A-Za-z_\-]*$|\$[A-Z_][A-Z0-9_]+(?:[/:.]|$)")
 
 
 def not_a_password(value: bytes) -> bool:

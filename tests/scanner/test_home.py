@@ -107,3 +107,19 @@ def test_the_literal_home_surviving_anywhere_refuses(me):
         verify(me, text, [])  # no changed lines: only the literal backstop can see it
     assert err.value.kinds == ["home_path_self"]
     assert b"/Users/me" not in str(err.value).encode()
+
+
+@pytest.mark.parametrize("raw", [
+    b"DATABASE_URL=mysql://root:kTp4EilsS2aQnjUHc6LZQ9SMDc@127.0.0.1:3306/shop",
+    b'{"uri":"mongodb:\\/\\/root:kTp4EilsS2aQnjUHc6LZQ9SMDc@localhost:27017"}',
+    b"open mysql%3A%2F%2Froot%3AkTp4EilsS2aQnjUHc6LZQ9SMDc%40db",
+])
+def test_a_url_whose_user_is_named_like_the_home_keeps_its_password_masked(root, raw):
+    """``root`` in ``mysql://root:pw@db`` is the URL's user, not ``/root``: folding it
+    to ``mysql:/~:pw@db`` hid the password from the rules that read a URL."""
+    out = redact_text(root, raw).text
+    assert b"kTp4EilsS2aQnjUHc6LZQ9SMDc" not in out and b":/~" not in out and b"%2F~" not in out
+
+
+def test_a_file_url_and_a_path_under_root_are_still_folded(root):
+    assert redact_text(root, b"file:///root/x and cd /root/app").text == b"file://~/x and cd ~/app"

@@ -17,6 +17,8 @@ starred whole):
 - ``macro_secret``: ``#define NAME "v"`` (C, C++, Objective-C ``@"v"``);
 - ``arrow_secret``: R's ``NAME <- "v"``, a Lisp ``(def NAME "v")`` / ``(setq NAME "v")``;
 - ``shell_set_secret``: fish ``set -x NAME v`` (a flag at least), Windows ``setx NAME v``;
+- ``named_pair``: a JSON name/value object, ``{"name": "DB_PASSWORD", "value": "v"}`` (a
+  Kubernetes or ECS env entry, a HAR header or cookie named for a session);
 - ``keyed_secret``: a setter's key then its value, ``put("NAME", "v")`` and the like;
 Every value is judged by :func:`declared_value`.
 """
@@ -52,7 +54,10 @@ _WORD = r"(?:" + "|".join(SECRET_WORDS + SEGMENT_WORDS) + ")"
 _SETTERS = (r"(?:put|set|setenv|set_var|putenv|setitem|setproperty|setattr|add|append|insert|setdefault|"
             r"setenvironmentvariable|setheader|set_header|header|withheader|addheader|add_header|"
             r"setrequestheader|setrequestproperty|setvalue|setstring|putstring|store)")
-_NAME_RX = re.compile(rb"(?i)" + NAME.encode())
+#: Cookie and session names a HAR or a cookie jar gives a session's value by.
+_SESSION_WORDS = ("session", "sess", "sid", "csrf", "xsrf")
+_SESSION_NAME = r"[a-z0-9_.\-]{0,40}(?:" + "|".join(_SESSION_WORDS) + r")[a-z0-9_.\-]{0,40}"
+_NAME_RX = re.compile(rb"(?i)" + NAME.encode() + rb"|" + _SESSION_NAME.encode())
 _BLANK = re.compile(rb"\s")
 #: An interpolating prefix and its quote just before a value (``f"``, ``$@"``, ``rf'``).
 _INTERPOLATED = re.compile(rb"""(?i)(?:\b[rb]?f[rb]?|\$@?|@\$)\\{0,3}["'`]$""")
@@ -116,6 +121,21 @@ DECLARED_RULES: tuple[Rule, ...] = (
         positive=(f"set -gx OPENAI_API_KEY {_PW}", f'setx API_KEY "{_PW}"', f"set -x GITHUB_TOKEN {_PW}",
                   f"setx /M SERVICE_SECRET {_PW}", f"set $upstream_token '{_PW}';"),
         negative=("set -x API_KEY $API_KEY", "set -gx PASSWORD_STORE_DIR ~/.password-store", 'setx API_KEY ""'),
+    ),
+    Rule(
+        # A JSON name/value object: a Kubernetes or ECS env entry, a HAR header or cookie
+        # (``{"name": "DB_PASSWORD", "value": "…"}``, ``{"name": "sessionid", "value": "…"}``).
+        name="named_pair", kind="secret:declared", severity=WARN, keywords=NAME_KEYWORDS + _SESSION_WORDS,
+        regex=r"(?i)" + QUOTE + r"name" + QUOTE + r"[ \t]{0,8}:[ \t]{0,8}" + QUOTE + r"(?:" + NAME + r"|" + _SESSION_NAME
+              + r")" + QUOTE + r"[ \t]{0,8},[ \t]{0,8}" + QUOTE + r"value" + QUOTE + r"[ \t]{0,8}:[ \t]{0,8}" + _QO + _LIT + _QO,
+        gate=r"(?i)name\\*[\"'`][ \t]*:[ \t]*\\*[\"'`][a-z0-9_.\-]*(?:" + _WORD + r"|session|sess|sid|csrf|xsrf)"
+             r"[a-z0-9_.\-]*\\*[\"'`][ \t]*,[ \t]*\\*[\"'`]value",
+        group=1, back=120, reach=600, boundary="", check="declared_value", source=GENERIC_SOURCE,
+        search="neighbourhood",
+        positive=(f'{{"name": "DB_PASSWORD", "value": "{_PW}"}}', f'{{ "name": "sessionid", "value": "m0u5zkagb79q{_PW}" }}',
+                  f'- {{"name":"API_KEY","value":"{_PW}"}}'),
+        negative=('{"name": "API_KEY_HEADER", "value": "X-Api-Key"}', '{"name": "token_ttl", "value": "3600"}',
+                  '{"name": "DB_PASSWORD", "value": "${DB_PASSWORD}"}', '{"name": "session_region", "value": "eu-west-1"}'),
     ),
     Rule(
         name="keyed_secret", kind="secret:declared", severity=WARN, keywords=NAME_KEYWORDS,

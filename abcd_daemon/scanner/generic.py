@@ -228,6 +228,17 @@ GENERIC_RULES: tuple[Rule, ...] = (
         negative=("cookie: see the docs for how sessions work",),
     ),
     Rule(
+        # A cookie header as a HAR (or any JSON) name/value pair:
+        # ``{"name": "cookie", "value": "csrftoken=…; sessionid=…"}``. The whole value is masked.
+        name="cookie_pair", kind="secret:cookie", severity=WARN, keywords=("cookie",),
+        regex=r"(?i)" + QUOTE + r"name" + QUOTE + r"[ \t]{0,4}:[ \t]{0,4}" + QUOTE + r"(?:set-)?cookie" + QUOTE
+              + r"[ \t]{0,4},[ \t]{0,4}" + QUOTE + r"value" + QUOTE + r"[ \t]{0,4}:[ \t]{0,4}" + QUOTE + r"""([^\n"'\\]{16,})""",
+        group=1, back=32, reach=4200, boundary="", check="cookie_value", source=GENERIC_SOURCE,
+        positive=('{ "name": "cookie", "value": "csrftoken=7YhYz4jN1GieS4ZcNct0LoNIjrbSwL8s; '
+                  'sessionid=m0u5zkagb79q5y1fsa4ykb8oomyiky8m" }',),
+        negative=('{ "name": "cookie", "value": "theme=dark; lang=en-GB" }',),
+    ),
+    Rule(
         # A URL whose userinfo is one random token (a Sentry DSN's key, a Git
         # remote's token, ``https://<token>@host``): no password part, so
         # ``url_credentials`` does not see it. Judged by the value gate.

@@ -93,7 +93,7 @@ def test_only_rules_whose_windows_fit_a_neighbourhood_are_searched_by_one():
     assert {n for n, r in by_name.items() if r.search == "neighbourhood"} == {
         "secret_assignment", "secret_flag", "secret_call", "credential_pair", "quoted_secret",
         "quoted_secret_compared", "bare_secret", "xml_secret_attribute", "typed_secret", "wrapped_secret",
-        "arrow_secret", "keyed_secret"}
+        "arrow_secret", "keyed_secret", "named_pair"}
     assert _Compiled(by_name["secret_assignment"]).whole_line
     assert not _Compiled(by_name["prose_secret"]).whole_line
     for bad in (dict(boundary="word"), dict(back=4096), dict(reach=1 << 20), dict(keywords=())):

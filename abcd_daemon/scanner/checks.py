@@ -121,9 +121,10 @@ def prose_secret(buf, m, ctx) -> bool:
         return False  # ``mypassword sslmode=…``: the end of another word, no sentence
     if _PARAMETER.fullmatch(value):
         return False  # ``… password sslmode=require``: the next setting, not the password
-    if CODE.match(value) or (_constant(value) and buf[m.start(1) - 1 : m.start(1)] not in _QUOTE_BYTES):
+    quoted = buf[m.start(1) - 1 : m.start(1)] in _QUOTE_BYTES
+    if CODE.match(value) or (not quoted and _constant(value)):
         return False  # ``token = get_token(user)``, ``token = TEST_DATA_BASE64``: code, not a sentence
-    if password and buf[m.start(1) - 1 : m.start(1)] in _QUOTE_BYTES and password_word(value):
+    if password and quoted and password_word(value):
         return True  # the password is 'blooberry': a quoted word is the password itself
     if not (looks_secret(value) and re.search(rb"[0-9]|[^A-Za-z0-9]", value) is not None):
         return False
@@ -188,6 +189,9 @@ def token_shaped(buf, m, ctx) -> bool:
 
 #: The next line's name, read as the value of an empty one (``GITHUB_API_KEY=\n
 #: DYNATRACE_API_KEY=``: the escaped newline is a blank in the spaced copy).
+_NEXT_NAME = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[:=]|[a-z][a-z0-9]*(?:\.[a-z][a-z0-9]*)+[:=]")
+#: A setting as a value: a lower-case name, ``=``, a word (never base64's ``…=`` padding).
+_SETTING = re.compile(rb"[a-z_][a-z0-9_]{2,}=[A-Za-z_][A-Za-z0-9_.\-]*")
 #: Maven-style coordinates ending in a version (``gax:2.16.0``, ``bigquery:v2-rev2022-1.32.1``).
 _VERSIONED = re.compile(rb"[A-Za-z][\w.\-]*:v?[0-9][\w.\-]*\.[0-9]+")
 #: An upper-case snake name (``_`` separates its parts: the match is linear).
@@ -200,9 +204,12 @@ def _constant(value: bytes) -> bool:
     if len(value) > 128 or _UPPER_SNAKE.fullmatch(value) is None:
         return False
     return sum(1 for part in value.split(b"_") if len(part) >= 3 and part[:3].isalpha()) >= 2
-#: A setting as a value: a lower-case name, ``=``, a word (never base64's ``…=`` padding).
-_SETTING = re.compile(rb"[a-z_][a-z0-9_]{2,}=[A-Za-z_][A-Za-z0-9_.\-]*")
-_NEXT_NAME = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[:=]|[a-z][a-z0-9]*(?:\.[a-z][a-z0-9]*)+[:=]")
+
+
+def _names_code(value: bytes) -> bool:
+    """``value`` is a setting, a version coordinate or the next line's name, not a secret."""
+    return bool(_NEXT_NAME.fullmatch(value) or _SETTING.fullmatch(value)
+                or (len(value) <= 128 and _VERSIONED.fullmatch(value)))
 
 
 def not_public(buf, m, ctx) -> bool:
@@ -213,7 +220,7 @@ def not_public(buf, m, ctx) -> bool:
     name = buf[m.start() : m.start(1)]
     value = m.group(1)
     s, e = m.start(), m.end(1)
-    if names_no_secret(name) or _NEXT_NAME.fullmatch(value) or _SETTING.fullmatch(value) or (len(value) <= 128 and _VERSIONED.fullmatch(value)):
+    if names_no_secret(name) or _names_code(value):
         return False  # (``authn_dbd_params => 'host=db_host …'``: a setting; ``api:api-common:2.1.1``: a version)
     if buf[e : e + 1] == b"(" or ((name[-1:] in b" \t" or value[:1] == b"_") and _constant(value)):
         # ``key: _GetAutodeleteOrNone(p)``, ``cred.token = TEST_DATA_BASE64``,

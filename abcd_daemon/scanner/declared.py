@@ -27,15 +27,13 @@ from __future__ import annotations
 
 import re
 
+from .forms import LIT, QO
 from .password_place import names_password, password_word
 from .punctuated import PROSE, reads_as_password
 from .rules import GENERIC_SOURCE, WARN, Rule, value_group
 from .secret_names import NAME, NAME_KEYWORDS, QUOTE, SECRET_WORDS, SEGMENT_WORDS, names_no_secret
 from .values import looks_secret
 
-_QO = r"""\\{0,3}["'`]"""  # an opening or closing quote, plain or JSON-escaped up to three times
-#: A literal's content: up to its quote, never across one or a line.
-_LIT = r"""([^"'`\\\n]{4,256})"""
 _BARE = r"""([^\s"'`\\|;&<>()]{4,128})"""  # an unquoted shell word
 #: A type annotation: a (Rust) reference and lifetime, then a type name with its
 #: generics, pointers, arrays, optionals and unions — no ``=``, quote or call in it.
@@ -68,7 +66,7 @@ DECLARED_RULES: tuple[Rule, ...] = (
         name="typed_secret", kind="secret:declared", severity=WARN, keywords=NAME_KEYWORDS,
         regex=r"(?i)(?:" + NAME + r"[?!]?[ \t]{0,8}:[ \t]{0,8}" + _TYPE
               + r"|\b(?:var|const)[ \t]+" + NAME + r"[ \t]+[a-z_*\[\]][a-z0-9_.*\[\]]{0,40})"
-              + r"[ \t]{0,40}=[ \t]{0,40}(?:" + _WRAP + r")?" + _PREFIX + r"?" + _QO + _LIT + _QO,
+              + r"[ \t]{0,40}=[ \t]{0,40}(?:" + _WRAP + r")?" + _PREFIX + r"?" + QO + LIT + QO,
         gate=r"(?i)" + _WORD + r"[a-z0-9_.\-]*(?:[?!]?[ \t]*:[ \t]*&?(?:'[a-z_]+[ \t]+)?[a-z_][^=\n\"'`(]*|[ \t]+[a-z_*\[\]][a-z0-9_.*\[\]]*)"
              + r"[ \t]*=[ \t]*(?:[a-z_:. ]+\([ \t]*)?[a-z@$0-9]*\\*[\"'`]",
         group=1, back=120, reach=420, boundary="", check="declared_value", source=GENERIC_SOURCE,
@@ -85,7 +83,7 @@ DECLARED_RULES: tuple[Rule, ...] = (
     Rule(
         name="wrapped_secret", kind="secret:declared", severity=WARN, keywords=NAME_KEYWORDS,
         regex=r"(?i)" + NAME + QUOTE + r"\]?[ \t]{0,40}(?:=|:=|:|=>)[ \t]{0,40}(?:" + _WRAP + _PREFIX + r"?|"
-              + _PREFIX + r")" + _QO + _LIT + _QO,
+              + _PREFIX + r")" + QO + LIT + QO,
         gate=r"(?i)" + _WORD + r"[a-z0-9_.\-]*" + QUOTE + r"\]?[ \t]*(?:=|:|=>)[ \t]*(?:[a-z_:. ]+\([ \t]*[a-z@$0-9]*|"
              + r"[a-z@$0-9]+)\\*[\"'`]",
         group=1, back=80, reach=420, boundary="", check="declared_value", source=GENERIC_SOURCE,
@@ -98,7 +96,7 @@ DECLARED_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         name="macro_secret", kind="secret:declared", severity=WARN, keywords=("define",),
-        regex=r"(?i)#[ \t]*define[ \t]+" + NAME + r"[ \t]+(?:@|l|u8)?" + _QO + _LIT + _QO,
+        regex=r"(?i)#[ \t]*define[ \t]+" + NAME + r"[ \t]+(?:@|l|u8)?" + QO + LIT + QO,
         group=1, back=8, reach=420, boundary="", check="declared_value", source=GENERIC_SOURCE,
         positive=(f'#define API_KEY "{_PW}"', f'#define kClientSecret @"{_PW}"'),
         negative=('#define API_KEY_HEADER "X-Api-Key"', '#define PASSWORD_PROMPT "Enter password: "'),
@@ -106,7 +104,7 @@ DECLARED_RULES: tuple[Rule, ...] = (
     Rule(
         name="arrow_secret", kind="secret:declared", severity=WARN, keywords=NAME_KEYWORDS,
         regex=r"(?i)(?:" + NAME + r"[ \t]{0,8}<<?-|\((?:def|defconst|defvar|defparameter|define|setq|setf|setv|set!)"
-              r"[ \t]+" + NAME + r"|(?:^|[\s(])@" + NAME + r")[ \t]{1,40}" + _QO + _LIT + _QO,
+              r"[ \t]+" + NAME + r"|(?:^|[\s(])@" + NAME + r")[ \t]{1,40}" + QO + LIT + QO,
         gate=r"(?i)" + _WORD + r"[a-z0-9_.\-]*[ \t]*(?:<<?-[ \t]*|[ \t]+)\\*[\"'`]",
         group=1, back=80, reach=420, boundary="", check="declared_value", source=GENERIC_SOURCE,
         search="neighbourhood",
@@ -115,7 +113,7 @@ DECLARED_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         name="shell_set_secret", kind="secret:declared", severity=WARN, keywords=("set",),
-        regex=r"(?i)\b(?:set(?:[ \t]+-[a-z]{1,4}){1,3}|setx(?:[ \t]+/[a-z]{1,2})*|set[ \t]+\$)[ \t]*" + NAME + r"[ \t]+(?:" + _QO + _LIT + _QO + "|" + _BARE
+        regex=r"(?i)\b(?:set(?:[ \t]+-[a-z]{1,4}){1,3}|setx(?:[ \t]+/[a-z]{1,2})*|set[ \t]+\$)[ \t]*" + NAME + r"[ \t]+(?:" + QO + LIT + QO + "|" + _BARE
               + r")",
         group=1, back=8, reach=420, boundary="", check="declared_value", source=GENERIC_SOURCE,
         positive=(f"set -gx OPENAI_API_KEY {_PW}", f'setx API_KEY "{_PW}"', f"set -x GITHUB_TOKEN {_PW}",
@@ -127,7 +125,7 @@ DECLARED_RULES: tuple[Rule, ...] = (
         # (``{"name": "DB_PASSWORD", "value": "…"}``, ``{"name": "sessionid", "value": "…"}``).
         name="named_pair", kind="secret:declared", severity=WARN, keywords=NAME_KEYWORDS + _SESSION_WORDS,
         regex=r"(?i)" + QUOTE + r"name" + QUOTE + r"[ \t]{0,8}:[ \t]{0,8}" + QUOTE + r"(?:" + NAME + r"|" + _SESSION_NAME
-              + r")" + QUOTE + r"[ \t]{0,8},[ \t]{0,8}" + QUOTE + r"value" + QUOTE + r"[ \t]{0,8}:[ \t]{0,8}" + _QO + _LIT + _QO,
+              + r")" + QUOTE + r"[ \t]{0,8},[ \t]{0,8}" + QUOTE + r"value" + QUOTE + r"[ \t]{0,8}:[ \t]{0,8}" + QO + LIT + QO,
         gate=r"(?i)name\\*[\"'`][ \t]*:[ \t]*\\*[\"'`][a-z0-9_.\-]*(?:" + _WORD + r"|session|sess|sid|csrf|xsrf)"
              r"[a-z0-9_.\-]*\\*[\"'`][ \t]*,[ \t]*\\*[\"'`]value",
         group=1, back=120, reach=600, boundary="", check="declared_value", source=GENERIC_SOURCE,
@@ -139,7 +137,7 @@ DECLARED_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         name="keyed_secret", kind="secret:declared", severity=WARN, keywords=NAME_KEYWORDS,
-        regex=r"(?i)\b" + _SETTERS + r"[ \t]*\([ \t]*" + _QO + NAME + _QO + r"[ \t]*,[ \t]*" + _QO + _LIT + _QO,
+        regex=r"(?i)\b" + _SETTERS + r"[ \t]*\([ \t]*" + QO + NAME + QO + r"[ \t]*,[ \t]*" + QO + LIT + QO,
         gate=r"(?i)" + _SETTERS + r"[ \t]*\([ \t]*\\*[\"'`][a-z0-9_.\-]*" + _WORD,
         group=1, back=80, reach=420, boundary="", check="declared_value", source=GENERIC_SOURCE,
         search="neighbourhood",

@@ -44,9 +44,9 @@ from __future__ import annotations
 
 from .rules import GENERIC_SOURCE, WARN, Rule
 
-_QO = r"""\\{0,3}["'`]"""  # an opening or closing quote, plain or JSON-escaped up to three times
+QO = r"""\\{0,3}["'`]"""  # an opening or closing quote, plain or JSON-escaped up to three times
 #: A quoted literal's content: up to its quote, never across one or a line.
-_LIT = r"""([^"'`\\\n]{4,256})"""
+LIT = r"""([^"'`\\\n]{4,256})"""
 _BARE = r"""([^\s"'`\\|;&<>]{4,128})"""  # an unquoted shell word
 _SECRETISH = r"(?:password|passwd|passphrase|secret|token|api_?key|auth_?key|access_?key|credentials?)"
 #: The word for "password" in the languages a transcript is likely to carry (the
@@ -77,7 +77,7 @@ FORM_RULES: tuple[Rule, ...] = (
         name="secret_call", kind="secret:call", severity=WARN,
         keywords=("password", "passwd", "passphrase", "secret", "token", "apikey", "api_key", "authkey", "auth_key",
                   "accesskey", "access_key", "credential"),
-        regex=r"(?i)\b[a-z0-9_]*" + _SECRETISH + r"[a-z0-9_]*[ \t]*\([ \t]*" + _QO + _LIT + _QO + r"[ \t]*[,)]",
+        regex=r"(?i)\b[a-z0-9_]*" + _SECRETISH + r"[a-z0-9_]*[ \t]*\([ \t]*" + QO + LIT + QO + r"[ \t]*[,)]",
         group=1, back=64, reach=400, boundary="", check="quoted_value", source=GENERIC_SOURCE,
         search="neighbourhood",
         positive=(f'dataSource.setPassword("p6Xk!{_PW}#T");', 'std::string secret("m{{h}o)p${e]nob(ody[finds>-_$#thisone}}");', f"client.withApiKey('{_PW}Qa')",
@@ -89,8 +89,8 @@ FORM_RULES: tuple[Rule, ...] = (
         name="credential_pair", kind="secret:credential_pair", severity=WARN,
         keywords=("credential", "passwordauthentication", "basicauth", "digestauth", "auth", "login"),
         regex=r"(?i)\b(?:[a-z]*credentials?|passwordauthentication|usernamepassword[a-z]*|http(?:basic|digest)auth|"
-              r"basicauth|auth|login|authenticate|simple_bind_s|bind_s)[ \t]*[(=][ \t]*\(?[ \t]*" + _QO + r"[^\"'`\\\n]{1,64}" + _QO + r"[ \t]*,[ \t]*"
-              + _QO + _LIT + _QO,
+              r"basicauth|auth|login|authenticate|simple_bind_s|bind_s)[ \t]*[(=][ \t]*\(?[ \t]*" + QO + r"[^\"'`\\\n]{1,64}" + QO + r"[ \t]*,[ \t]*"
+              + QO + LIT + QO,
         group=1, back=64, reach=400, boundary="", check="literal_password", source=GENERIC_SOURCE,
         search="neighbourhood",
         positive=(f'new NetworkCredential("svc-backup","Sp!{_PW}5$")', f'requests.get(u, auth=("admin", "{_PW}"))',
@@ -102,8 +102,8 @@ FORM_RULES: tuple[Rule, ...] = (
     Rule(
         # .NET's ``DirectoryEntry(path, user, password)``: the third of a path/user/password triple.
         name="directory_entry", kind="secret:credential_pair", severity=WARN, keywords=("directoryentry",),
-        regex=r"(?i)\bdirectoryentry[ \t]*\([ \t]*" + _QO + r"[^\"'`\\\n]{1,256}" + _QO + r"[ \t]*,[ \t]*" + _QO
-              + r"[^\"'`\n]{1,64}" + _QO + r"[ \t]*,[ \t]*" + _QO + _LIT + _QO,
+        regex=r"(?i)\bdirectoryentry[ \t]*\([ \t]*" + QO + r"[^\"'`\\\n]{1,256}" + QO + r"[ \t]*,[ \t]*" + QO
+              + r"[^\"'`\n]{1,64}" + QO + r"[ \t]*,[ \t]*" + QO + LIT + QO,
         group=1, reach=600, boundary="", check="literal_password", source=GENERIC_SOURCE,
         positive=(f'New-Object DirectoryServices.DirectoryEntry("LDAP://10.0.0.1","domain\\user", "{_PW}")',
                   f'new DirectoryEntry("LDAP://EXAMPLE.COM", "ADMIN@EXAMPLE.COM", "Rr{_PW}");'),
@@ -112,7 +112,7 @@ FORM_RULES: tuple[Rule, ...] = (
     Rule(
         # An Ethereum wallet built from its private key: ``new ethers.Wallet("0x…")``.
         name="wallet_key", kind="secret:wallet_key", severity=WARN, keywords=("wallet",),
-        regex=r"(?i)\bwallet[ \t]*\([ \t]*" + _QO + r"((?:0x)?[0-9a-f]{64})" + _QO,
+        regex=r"(?i)\bwallet[ \t]*\([ \t]*" + QO + r"((?:0x)?[0-9a-f]{64})" + QO,
         group=1, reach=200, boundary="", check="secret_value", source=GENERIC_SOURCE,
         positive=('const w = new ethers.Wallet("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318");',),
         negative=('new ethers.Wallet("0x' + "0" * 64 + '")', "new Wallet(privateKey)"),
@@ -123,8 +123,8 @@ FORM_RULES: tuple[Rule, ...] = (
         name="password_line", kind="secret:netrc", severity=WARN, keywords=("password", "passwd"),
         # (the generic rules read the spaced copy, where a JSON string's escaped newline
         # is two blanks: a line there starts after two blanks or the string's quote)
-        regex=r"(?i)(?:^|\"|[ \t]{2})[ \t]{0,40}(?:password|passwd)[ \t]+(?:" + _QO + r")?([^\s\"'`\\]{4,128})(?:"
-              + _QO + r")?(?:[ \t]*$|[ \t]{2}|\\{1,3}\")",
+        regex=r"(?i)(?:^|\"|[ \t]{2})[ \t]{0,40}(?:password|passwd)[ \t]+(?:" + QO + r")?([^\s\"'`\\]{4,128})(?:"
+              + QO + r")?(?:[ \t]*$|[ \t]{2}|\\{1,3}\")",
         # Its gate: the word, blanks and the value's first bytes. (Vectorscan 5.4 misses
         # ``(?:"|[ \t]{2})[ \t]{0,40}password`` on some lines RE2 matches — a JSON line
         # ``"content": "see:  password …"`` — which test_gate's JSON case caught.)
@@ -138,8 +138,8 @@ FORM_RULES: tuple[Rule, ...] = (
         # Go's SMTP auth: ``smtp.PlainAuth(identity, user, password, host)`` and
         # ``gomail.NewDialer(host, port, user, password)``.
         name="smtp_auth", kind="secret:credential_pair", severity=WARN, keywords=("plainauth", "newdialer"),
-        regex=r"(?i)\b(?:plainauth[ \t]*\([ \t]*" + _QO + r"[^\"'`\\\n]{0,64}" + _QO + r"[ \t]*,|newdialer[ \t]*\("
-              r"[^()\n]{0,200}?,)[ \t]*" + _QO + r"[^\"'`\\\n]{1,64}" + _QO + r"[ \t]*,[ \t]*" + _QO + _LIT + _QO,
+        regex=r"(?i)\b(?:plainauth[ \t]*\([ \t]*" + QO + r"[^\"'`\\\n]{0,64}" + QO + r"[ \t]*,|newdialer[ \t]*\("
+              r"[^()\n]{0,200}?,)[ \t]*" + QO + r"[^\"'`\\\n]{1,64}" + QO + r"[ \t]*,[ \t]*" + QO + LIT + QO,
         group=1, back=16, reach=500, boundary="", check="literal_password", source=GENERIC_SOURCE,
         positive=(f'auth := smtp.PlainAuth("", "noreply@shop.io", "{_PW}a1", "smtp.mailgun.org")',
                   f'd := gomail.NewDialer("smtp.office365.com", 587, "noreply@acme.io", "{_PW}b2")'),
@@ -148,7 +148,7 @@ FORM_RULES: tuple[Rule, ...] = (
     Rule(
         # A JWT's signing secret as a literal: ``jwt.sign(payload, "…")``, ``jwt.encode(p, "…", …)``.
         name="jwt_signing_secret", kind="secret:jwt_secret", severity=WARN, keywords=("jwt.",),
-        regex=r"(?i)\bjwt\.(?:sign|encode|verify|decode)[ \t]*\([^\n]{0,200}?,[ \t]*" + _QO + _LIT + _QO,
+        regex=r"(?i)\bjwt\.(?:sign|encode|verify|decode)[ \t]*\([^\n]{0,200}?,[ \t]*" + QO + LIT + QO,
         group=1, back=8, reach=500, boundary="", check="quoted_value", source=GENERIC_SOURCE,
         positive=(f'const token = jwt.sign({{ sub: user.id }}, "{_PW}c3", {{ expiresIn: "1h" }});',
                   f"jwt.encode(payload, '{_PW}d4', algorithm='HS256')"),
@@ -157,8 +157,8 @@ FORM_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         name="define_secret", kind="secret:define", severity=WARN, keywords=("define",),
-        regex=r"(?i)\bdefine[ \t]*\([ \t]*" + _QO + r"[a-z0-9_]*(?:password|passwd|pwd|secret|token|key|salt|auth)"
-              r"[a-z0-9_]*" + _QO + r"[ \t]*,[ \t]*" + _QO + _LIT + _QO,
+        regex=r"(?i)\bdefine[ \t]*\([ \t]*" + QO + r"[a-z0-9_]*(?:password|passwd|pwd|secret|token|key|salt|auth)"
+              r"[a-z0-9_]*" + QO + r"[ \t]*,[ \t]*" + QO + LIT + QO,
         group=1, back=8, reach=400, boundary="", check="literal_password", source=GENERIC_SOURCE,
         positive=(f"define('DB_PASSWORD', 'Pa{_PW}!');",
                   "define('AUTH_KEY', 'x#9<Kq!]mZ@4r$Lw^2&Tn*8(Vb)0-Ys_=Pe+3{Hc}6|Jd~1`Ga.5;Ux?7');"),
@@ -167,8 +167,8 @@ FORM_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         name="config_entry", kind="secret:config_entry", severity=WARN, keywords=("<add",),
-        regex=r"(?i)<add[ \t]+key[ \t]*=[ \t]*" + _QO + r"[a-z0-9_.:\-]{0,64}" + _SECRETISH + r"[a-z0-9_.:\-]{0,64}" + _QO
-              + r"[ \t]+value[ \t]*=[ \t]*" + _QO + _LIT + _QO,
+        regex=r"(?i)<add[ \t]+key[ \t]*=[ \t]*" + QO + r"[a-z0-9_.:\-]{0,64}" + _SECRETISH + r"[a-z0-9_.:\-]{0,64}" + QO
+              + r"[ \t]+value[ \t]*=[ \t]*" + QO + LIT + QO,
         group=1, reach=700, boundary="", check="config_value", source=GENERIC_SOURCE,
         positive=('<add key="FromEmailPassword" value="Prestigitariu$"/>', f'<add key="Stripe:ApiKey" value="{_PW}x9"/>'),
         negative=('<add key="SmtpPassword" value=""/>', '<add key="TokenAudience" value="myapp"/>',
@@ -177,21 +177,21 @@ FORM_RULES: tuple[Rule, ...] = (
     Rule(
         name="property_secret", kind="secret:property", severity=WARN, keywords=("get;",),
         regex=r"(?i)\b[a-z0-9_]*(?:password|passwd|secret|token|api_?key|connectionstring)[a-z0-9_]*[ \t]*\{[ \t]*"
-              r"get;[^}\n]{0,40}\}[ \t]*=[ \t]*" + _QO + _LIT + _QO,
+              r"get;[^}\n]{0,40}\}[ \t]*=[ \t]*" + QO + LIT + QO,
         group=1, back=120, reach=300, boundary="", check="literal_password", source=GENERIC_SOURCE,
         positive=(f'public string Password {{ get; set; }} = "{_PW}!";',),
         negative=('public string Password { get; set; } = "";', 'public string Password { get; set; } = string.Empty;'),
     ),
     Rule(
         name="secure_string", kind="secret:secure_string", severity=WARN, keywords=("convertto-securestring",),
-        regex=r"(?i)convertto-securestring[ \t]+(?:-string[ \t]+)?" + _QO + _LIT + _QO,
+        regex=r"(?i)convertto-securestring[ \t]+(?:-string[ \t]+)?" + QO + LIT + QO,
         group=1, reach=400, boundary="", check="literal_password", source=GENERIC_SOURCE,
         positive=(f'$pw = ConvertTo-SecureString "Ad{_PW}5" -AsPlainText -Force',),
         negative=("ConvertTo-SecureString $env:PW -AsPlainText -Force", 'ConvertTo-SecureString "$pw" -AsPlainText'),
     ),
     Rule(
         name="sql_password", kind="secret:sql_password", severity=WARN, keywords=("identified",),
-        regex=r"(?i)\bidentified[ \t]+(?:with[ \t]+[a-z0-9_]+[ \t]+)?by[ \t]+(?:password[ \t]+)?" + _QO + _LIT + _QO,
+        regex=r"(?i)\bidentified[ \t]+(?:with[ \t]+[a-z0-9_]+[ \t]+)?by[ \t]+(?:password[ \t]+)?" + QO + LIT + QO,
         group=1, reach=400, boundary="", check="literal_password", source=GENERIC_SOURCE,
         positive=(f"CREATE USER 'app'@'%' IDENTIFIED BY 's1{_PW}@4';",
                   f"ALTER USER 'root'@'localhost' IDENTIFIED WITH mysql_native_password BY '{_PW}';"),
@@ -199,7 +199,7 @@ FORM_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         name="stdin_password", kind="secret:stdin_password", severity=WARN, keywords=("--password-stdin",),
-        regex=r"(?i)\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?(?:" + _QO + r")?" + _BARE + r"(?:" + _QO + r")?[ \t]*\|"
+        regex=r"(?i)\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?(?:" + QO + r")?" + _BARE + r"(?:" + QO + r")?[ \t]*\|"
               r"[^|\n]{0,160}?--password-stdin",
         group=1, back=400, reach=40, boundary="", check="literal_password", source=GENERIC_SOURCE,
         positive=(f"echo 'le{_PW}22' | docker login -u me --password-stdin ghcr.io",
@@ -245,7 +245,7 @@ FORM_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         name="prose_secret_intl", kind="secret:prose", severity=WARN, keywords=tuple(dict.fromkeys(w.encode().lower().decode() for w in _PW_WORDS)),
-        regex=r"(?i)(?:" + "|".join(_PW_WORDS) + r")[^\n]{0,48}?" + _COPULA + r"[ \t]*(?:" + _QO + r")?"
+        regex=r"(?i)(?:" + "|".join(_PW_WORDS) + r")[^\n]{0,48}?" + _COPULA + r"[ \t]*(?:" + QO + r")?"
               r"""([\x21\x23-\x26\x28-\x5b\x5d-\x5f\x61-\x7e]{4,128})""",
         group=1, back=8, reach=300, boundary="", check="prose_secret", source=GENERIC_SOURCE,
         positive=(f"Das Passwort für die Datenbank lautet {_PW}!", f"Le mot de passe est {_PW}",

@@ -69,8 +69,13 @@ def _attribute_of(ident: bytes) -> bool:
     ``credentials.username``; never ``db.password`` or ``token.value``)."""
     if _DOTTED.fullmatch(ident) is None:
         return False
-    last = ident.rsplit(b".", 1)[1].lower()
-    return not (_SECRET_WORD.search(last) or _SEGMENT_WORD.search(last) or last in _VALUE_ATTRS)
+    return not _holds_secret(ident.rsplit(b".", 1)[1].lower())
+
+
+def _holds_secret(part: bytes) -> bool:
+    """A lower-case name part that holds a secret word or a segment word, or is
+    what holds its object's value (``value``, ``data``)."""
+    return bool(_SECRET_WORD.search(part) or _SEGMENT_WORD.search(part) or part in _VALUE_ATTRS)
 
 
 @functools.lru_cache(maxsize=4096)  # pure; a transcript repeats its names
@@ -78,14 +83,15 @@ def names_no_secret(name: bytes) -> bool:
     """The name (with its separator) says the value is public, an id, or a file:
     ``public_key``, ``credentialsId``, ``cache_key``, ``tokenizer.css:``, ``keyword``,
     or another attribute of a secret-named object (``key_node.tag``)."""
-    if _attribute_of(name.split(b"=")[0].split(b":")[0].strip(b" \t\"'`\\?!+")):
+    head = name.split(b"=")[0].split(b":")[0]
+    if _attribute_of(head.strip(b" \t\"'`\\?!+")):
         return True
-    bare = re.sub(rb"[^a-z0-9_]", b"", name.lower().split(b"=")[0].split(b":")[0].split(b"?")[0])
+    bare = re.sub(rb"[^a-z0-9_]", b"", head.lower().split(b"?")[0])
     rest = _OTHER_WORDS.sub(b"", bare)
     if rest != bare and not _SECRET_WORD.search(rest):
         return True  # its secret word is part of another word (keyword, validKeyChars)
     return bool(_PUBLIC_NAME.search(name) or bare.lstrip(b"_n") in _ID_NAMES or _file_name(name)
-                or _ID_SUFFIX.search(name.split(b"=")[0].split(b":")[0]))
+                or _ID_SUFFIX.search(head))
 
 
 def _file_name(name: bytes) -> bool:
@@ -94,5 +100,4 @@ def _file_name(name: bytes) -> bool:
     m = _FILE_NAME.search(name)
     if m is None:
         return False
-    ext = m.group(1).lower()
-    return not (_SECRET_WORD.search(ext) or _SEGMENT_WORD.search(ext) or ext in _VALUE_ATTRS)
+    return not _holds_secret(m.group(1).lower())
